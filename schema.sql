@@ -1,0 +1,22 @@
+-- The users table and its ten initial users (ids 1..10, in insertion order).
+-- The service applies this file itself on start (and `npm run db:init` does so on demand):
+-- the table is created when missing and seeded only then; existing data is never touched.
+
+CREATE TABLE IF NOT EXISTS users (
+  id INT AUTO_INCREMENT PRIMARY KEY,
+  name VARCHAR(100) NOT NULL,
+  email VARCHAR(100) NOT NULL,
+  created_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci;
+
+INSERT INTO users (name, email) VALUES
+  ('John Doe', 'john@example.com'),
+  ('Jane Smith', 'jane@example.com'),
+  ('Alice Johnson', 'alice@example.com'),
+  ('Bob Brown', 'bob@example.com'),
+  ('Charlie Davis', 'charlie@example.com'),
+  ('Diana Evans', 'diana@example.com'),
+  ('Ethan Foster', 'ethan@example.com'),
+  ('Fiona Garcia', 'fiona@example.com'),
+  ('George Harris', 'george@example.com'),
+  ('Hannah Irving', 'hannah@example.com');

@@ -1,0 +1,91 @@
+import type { AddressInfo } from 'node:net';
+import type { Pool } from 'mysql2';
+import type { DbConfig } from './config.js';
+import { createPool, defaultTuning, endPool, type PoolTuning } from './db/pool.js';
+import { ensureSchema } from './db/schema.js';
+import { registerDocsRoutes } from './docs/routes.js';
+import { registerHealthRoutes } from './health.js';
+import type { Handler } from './http/context.js';
+import { Router } from './http/router.js';
+import { createHttpServer, type HttpService } from './http/server.js';
+import type { Logger } from './log.js';
+import { UserStore } from './users/store.js';
+import { passwordChecker } from './users/password.js';
+import { registerUserRoutes } from './users/routes.js';
+
+export interface AppOptions {
+  db: DbConfig;
+  accessPassword: string;
+  logger: Logger;
+  poolTuning?: PoolTuning;
+  /** Pause between attempts to create the schema while the database is unreachable. */
+  schemaRetryMs?: number;
+}
+
+export interface App {
+  readonly http: HttpService;
+  readonly pool: Pool;
+  listen(port: number, host: string): Promise<AddressInfo>;
+  /** Resolves once the schema is in place; keeps retrying while the database is unreachable. */
+  prepareSchema(): Promise<void>;
+  /** Stops accepting, lets in-flight requests finish (forcing them closed after drainMs), closes the pool. */
+  close(drainMs?: number): Promise<void>;
+}
+
+export function createApp(options: AppOptions): App {
+  const { db, logger } = options;
+  const pool = createPool(db, options.poolTuning ?? defaultTuning);
+  const store = new UserStore(pool);
+  let schemaReady = false;
+  let closed = false;
+  let retryTimer: NodeJS.Timeout | undefined;
+
+  const router = new Router<Handler>();
+  registerUserRoutes(router, { store, passwordMatches: passwordChecker(options.accessPassword) });
+  registerHealthRoutes(router, async () => schemaReady && (await store.ping().then(() => true, () => false)));
+  registerDocsRoutes(router);
+  const http = createHttpServer({ router, logger });
+
+  const prepareSchema = async (): Promise<void> => {
+    while (!closed) {
+      try {
+        const outcome = await ensureSchema(db);
+        schemaReady = true;
+        logger.info(outcome === 'created' ? 'users table created and seeded' : 'users table found', {
+          database: db.database,
+        });
+        return;
+      } catch (error) {
+        logger.error('database not ready, retrying', error, { retryInMs: options.schemaRetryMs ?? 2000 });
+        await new Promise((resolve) => (retryTimer = setTimeout(resolve, options.schemaRetryMs ?? 2000)));
+      }
+    }
+  };
+
+  return {
+    http,
+    pool,
+    prepareSchema,
+    listen: (port, host) =>
+      new Promise((resolve, reject) => {
+        http.server.once('error', reject);
+        http.server.listen(port, host, () => {
+          http.server.off('error', reject);
+          resolve(http.server.address() as AddressInfo);
+        });
+      }),
+    close: async (drainMs = 10_000) => {
+      closed = true;
+      clearTimeout(retryTimer);
+      http.startDraining();
+      const force = setTimeout(() => http.server.closeAllConnections(), drainMs);
+      await new Promise<void>((resolve) => {
+        if (!http.server.listening) return resolve();
+        http.server.close(() => resolve());
+        http.server.closeIdleConnections();
+      });
+      clearTimeout(force);
+      await endPool(pool);
+    },
+  };
+}

@@ -1,0 +1,70 @@
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import mysql, { type Connection } from 'mysql2';
+import type { DbConfig } from '../config.js';
+import { projectFile } from '../paths.js';
+import { sql } from './statements.js';
+
+export type SchemaOutcome = 'created' | 'existing';
+
+const TABLE = 'users';
+const ER_TABLE_EXISTS = 1050;
+
+/**
+ * Makes sure the database and the users table exist. A missing table is built under a temporary
+ * name, seeded from schema.sql, then renamed into place in one atomic step: concurrent starters
+ * cannot both seed, a crash never leaves a half-seeded table, and an existing table is never touched.
+ */
+export async function ensureSchema(db: DbConfig, connectTimeoutMs = 5000): Promise<SchemaOutcome> {
+  const connection = mysql.createConnection({
+    host: db.host,
+    port: db.port,
+    user: db.user,
+    password: db.password,
+    charset: 'utf8mb4',
+    connectTimeout: connectTimeoutMs,
+  });
+  const run = (statement: string, values: unknown[] = []) => query(connection, statement, values);
+  try {
+    await run(sql.createDatabase(db.database));
+    await changeDatabase(connection, db.database);
+    if ((await run(sql.tableExists, [TABLE])).length > 0) return 'existing';
+    const staging = `${TABLE}_init_${randomBytes(6).toString('hex')}`;
+    try {
+      for (const statement of schemaStatements(staging)) await run(statement);
+      await run(sql.renameTable(staging, TABLE));
+      return 'created';
+    } catch (error) {
+      if ((error as { errno?: number }).errno === ER_TABLE_EXISTS) return 'existing';
+      throw error;
+    } finally {
+      await run(sql.dropTable(staging)).catch(() => {});
+    }
+  } finally {
+    connection.destroy();
+  }
+}
+
+/** The statements of schema.sql, aimed at the given table name. */
+export function schemaStatements(table: string): string[] {
+  const text = readFileSync(projectFile('schema.sql'), 'utf8');
+  return text
+    .split(/;\s*(?:\n|$)/)
+    .map((statement) => statement.replace(/^\s*--.*$/gm, '').trim())
+    .filter((statement) => statement !== '')
+    .map((statement) =>
+      statement.replace(/^(CREATE TABLE(?: IF NOT EXISTS)?|INSERT INTO)\s+`?users`?/i, `$1 \`${table}\``),
+    );
+}
+
+function query(connection: Connection, statement: string, values: unknown[]): Promise<unknown[]> {
+  return new Promise((resolve, reject) => {
+    connection.query(statement, values, (error, rows) => (error ? reject(error) : resolve(rows as unknown[])));
+  });
+}
+
+function changeDatabase(connection: Connection, database: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    connection.changeUser({ database }, (error) => (error ? reject(error) : resolve()));
+  });
+}

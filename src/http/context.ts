@@ -1,0 +1,14 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Params } from './router.js';
+
+/** What a handler gets: the URL is split once by the dispatcher and never parsed again. */
+export interface RequestContext {
+  req: IncomingMessage;
+  res: ServerResponse;
+  path: string;
+  /** The raw query string, without `?`; empty when there is none. */
+  query: string;
+  params: Params;
+}
+
+export type Handler = (ctx: RequestContext) => Promise<void> | void;

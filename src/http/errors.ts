@@ -1,0 +1,34 @@
+/** An error whose status and message are safe to show to the client as they are. */
+export class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly headers: Readonly<Record<string, string>> = {},
+  ) {
+    super(message);
+    this.name = 'HttpError';
+  }
+}
+
+/** The storage layer failed; the client learns only that, the log gets the cause. */
+export class StorageError extends Error {
+  constructor(override readonly cause: unknown) {
+    super('Database error');
+    this.name = 'StorageError';
+  }
+}
+
+export const messages = {
+  notFound: 'Not found',
+  userNotFound: 'User not found',
+  nameAndEmailRequired: 'Name and email required',
+  invalidPassword: 'Invalid password',
+  invalidJson: 'Invalid JSON body',
+  bodyNotObject: 'Request body must be a JSON object',
+  bodyNotUtf8: 'Request body is not valid UTF-8',
+  bodyTooLarge: 'Request body too large (limit 1 MiB)',
+  unsupportedMediaType: 'Content-Type must be application/json',
+  methodNotAllowed: 'Method not allowed',
+  storage: 'Database error',
+  internal: 'Internal server error',
+} as const;

@@ -1,0 +1,154 @@
+import { STATUS_CODES, createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import { type Logger, redactTarget } from '../log.js';
+import { ClientGoneError } from './body.js';
+import type { Handler, RequestContext } from './context.js';
+import { ALL_API_METHODS, sendPreflight } from './cors.js';
+import { HttpError, StorageError, messages } from './errors.js';
+import { errorBody, sendJson } from './respond.js';
+import type { Router } from './router.js';
+
+/** Limits on what a client may make the server wait for or hold; documented in the README. */
+export const serverLimits = {
+  /** Whole header block must arrive within this time (slow-loris protection). */
+  headersTimeoutMs: 10_000,
+  /** Whole request, body included, must arrive within this time. */
+  requestTimeoutMs: 30_000,
+  /** Idle keep-alive connections are kept this long: above the 60 s idle timeout common in load balancers. */
+  keepAliveTimeoutMs: 65_000,
+  maxHeaderBytes: 16 * 1024,
+  /** How often Node checks connections against the two timeouts above. */
+  timeoutCheckIntervalMs: 1_000,
+} as const;
+
+export interface HttpServerOptions {
+  router: Router<Handler>;
+  logger: Logger;
+}
+
+export interface HttpService {
+  server: Server;
+  /** From now on every response asks the client to close its connection. */
+  startDraining(): void;
+}
+
+const notFoundBody = errorBody(messages.notFound);
+const methodNotAllowedBody = errorBody(messages.methodNotAllowed);
+
+export function createHttpServer({ router, logger }: HttpServerOptions): HttpService {
+  let draining = false;
+
+  const fail = (ctx: RequestContext, error: unknown): void => {
+    const { req, res } = ctx;
+    if (error instanceof ClientGoneError) {
+      res.destroy();
+      return;
+    }
+    if (res.headersSent) {
+      logger.error('response failed after it started', error, { method: req.method, path: ctx.path });
+      res.destroy();
+      return;
+    }
+    if (error instanceof HttpError) {
+      sendJson(res, error.status, errorBody(error.message), error.headers);
+    } else if (error instanceof StorageError && isQueueFull(error)) {
+      logger.warn('database queue full', { method: req.method, path: ctx.path });
+      sendJson(res, 503, errorBody('Service busy, retry shortly'), { 'Retry-After': '1' });
+    } else {
+      logger.error('request failed', error instanceof StorageError ? error.cause : error, {
+        method: req.method,
+        path: ctx.path,
+      });
+      sendJson(res, 500, errorBody(error instanceof StorageError ? messages.storage : messages.internal));
+    }
+  };
+
+  const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
+    const started = performance.now();
+    const url = req.url ?? '/';
+    const mark = url.indexOf('?');
+    const path = mark === -1 ? url : url.slice(0, mark);
+    const query = mark === -1 ? '' : url.slice(mark + 1);
+    res.once('close', () => {
+      logger.info('request', {
+        method: req.method,
+        path: redactTarget(path, query),
+        status: res.writableFinished ? res.statusCode : 'aborted',
+        durationMs: Math.round((performance.now() - started) * 10) / 10,
+      });
+    });
+    if (draining) res.setHeader('Connection', 'close');
+
+    const method = req.method ?? 'GET';
+    if (method === 'OPTIONS') {
+      const methods = router.allowedMethods(path) ?? (isApiPath(path) ? ALL_API_METHODS : undefined);
+      if (methods) sendPreflight(req, res, methods);
+      else sendJson(res, 404, notFoundBody);
+      return;
+    }
+    const match = router.match(method, path);
+    if (match.kind === 'not-found') return sendJson(res, 404, notFoundBody);
+    if (match.kind === 'method-not-allowed') return sendJson(res, 405, methodNotAllowedBody, { Allow: match.allow });
+
+    const ctx: RequestContext = { req, res, path, query, params: match.params };
+    try {
+      const pending = match.handler(ctx);
+      if (pending) pending.catch((error: unknown) => fail(ctx, error));
+    } catch (error) {
+      fail(ctx, error);
+    }
+  };
+
+  const server = createServer(
+    {
+      headersTimeout: serverLimits.headersTimeoutMs,
+      requestTimeout: serverLimits.requestTimeoutMs,
+      keepAliveTimeout: serverLimits.keepAliveTimeoutMs,
+      maxHeaderSize: serverLimits.maxHeaderBytes,
+      connectionsCheckingInterval: serverLimits.timeoutCheckIntervalMs,
+    },
+    onRequest,
+  );
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => answerClientError(error, socket));
+  return { server, startDraining: () => (draining = true) };
+}
+
+function isApiPath(path: string): boolean {
+  return path === '/api' || path.startsWith('/api/');
+}
+
+function isQueueFull(error: StorageError): boolean {
+  return error.cause instanceof Error && error.cause.message === 'Queue limit reached.';
+}
+
+const clientErrorStatus: Record<string, number> = {
+  HPE_HEADER_OVERFLOW: 431,
+  ERR_HTTP_REQUEST_TIMEOUT: 408,
+  HPE_HEADERS_TIMEOUT: 408,
+};
+
+const clientErrorMessage: Record<number, string> = {
+  400: 'Malformed HTTP request',
+  408: 'Request timed out',
+  431: 'Request headers too large',
+};
+
+/** A request Node could not parse or that took too long: a JSON answer written straight to the socket. */
+function answerClientError(error: NodeJS.ErrnoException, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const status = clientErrorStatus[error.code ?? ''] ?? 400;
+  const body = errorBody(clientErrorMessage[status]!);
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n` +
+      'Content-Type: application/json; charset=utf-8\r\n' +
+      `Content-Length: ${Buffer.byteLength(body)}\r\n` +
+      'Access-Control-Allow-Origin: *\r\n' +
+      'X-Content-Type-Options: nosniff\r\n' +
+      'Cache-Control: no-store\r\n' +
+      'Connection: close\r\n\r\n' +
+      body,
+  );
+}

@@ -1,0 +1,52 @@
+export type LogFields = Record<string, unknown>;
+
+export interface Logger {
+  info(msg: string, fields?: LogFields): void;
+  warn(msg: string, fields?: LogFields): void;
+  error(msg: string, error: unknown, fields?: LogFields): void;
+}
+
+export type LineWriter = (line: string) => void;
+
+const writeStdout: LineWriter = (line) => {
+  process.stdout.write(line);
+};
+
+export function createLogger(write: LineWriter = writeStdout): Logger {
+  const emit = (level: string, msg: string, fields?: LogFields): void => {
+    write(JSON.stringify({ time: new Date().toISOString(), level, msg, ...fields }) + '\n');
+  };
+  return {
+    info: (msg, fields) => emit('info', msg, fields),
+    warn: (msg, fields) => emit('warn', msg, fields),
+    error: (msg, error, fields) => emit('error', msg, { ...fields, err: describeError(error) }),
+  };
+}
+
+/** What an error looks like in the log: enough to diagnose, never the SQL text or bound values. */
+export function describeError(error: unknown): LogFields {
+  if (!(error instanceof Error)) return { message: String(error) };
+  const { code, errno, sqlState } = error as Error & { code?: unknown; errno?: unknown; sqlState?: unknown };
+  return { name: error.name, message: error.message, code, errno, sqlState, stack: error.stack };
+}
+
+/** The request target as it may be logged: every `pwd` query value is replaced, however its key is encoded. */
+export function redactTarget(path: string, query: string): string {
+  if (query === '') return path;
+  const parts = query.split('&');
+  for (let i = 0; i < parts.length; i++) {
+    const part = parts[i]!;
+    const eq = part.indexOf('=');
+    const key = eq === -1 ? part : part.slice(0, eq);
+    if (decodeKey(key) === 'pwd') parts[i] = `${key}=[REDACTED]`;
+  }
+  return `${path}?${parts.join('&')}`;
+}
+
+function decodeKey(key: string): string {
+  try {
+    return decodeURIComponent(key.replaceAll('+', ' '));
+  } catch {
+    return key;
+  }
+}

@@ -1,0 +1,56 @@
+import { readJsonObject } from '../http/body.js';
+import type { Handler } from '../http/context.js';
+import { HttpError, messages } from '../http/errors.js';
+import { errorBody, messageBody, sendJson } from '../http/respond.js';
+import type { Router } from '../http/router.js';
+import { isIdSegment, storableId } from './id.js';
+import { streamUserList } from './list-response.js';
+import { singlePassword } from './password.js';
+import type { UserStore } from './store.js';
+import { userJson } from './user.js';
+import { validateUserInput } from './validate.js';
+
+export interface UserRouteDeps {
+  store: UserStore;
+  passwordMatches: (candidate: string | undefined) => boolean;
+}
+
+const created = messageBody('User created successfully');
+const updated = messageBody('User updated successfully');
+const deleted = messageBody('User deleted successfully');
+const userNotFound = errorBody(messages.userNotFound);
+
+export function registerUserRoutes(router: Router<Handler>, { store, passwordMatches }: UserRouteDeps): void {
+  const byId = { id: isIdSegment };
+
+  router.add('GET', '/api/users', async ({ res, query }) => {
+    if (!passwordMatches(singlePassword(query))) throw new HttpError(401, messages.invalidPassword);
+    await streamUserList(res, store);
+  });
+
+  router.add('POST', '/api/users', async ({ req, res }) => {
+    const { name, email } = validateUserInput(await readJsonObject(req));
+    await store.create(name, email);
+    sendJson(res, 201, created);
+  });
+
+  router.add('GET', '/api/users/:id', async ({ res, params }) => {
+    const id = storableId(params.id!);
+    const row = id === undefined ? undefined : await store.get(id);
+    if (row) sendJson(res, 200, userJson(row));
+    else sendJson(res, 404, userNotFound);
+  }, byId);
+
+  router.add('PUT', '/api/users/:id', async ({ req, res, params }) => {
+    const { name, email } = validateUserInput(await readJsonObject(req));
+    const id = storableId(params.id!);
+    const found = id !== undefined && (await store.update(id, name, email));
+    sendJson(res, found ? 200 : 404, found ? updated : userNotFound);
+  }, byId);
+
+  router.add('DELETE', '/api/users/:id', async ({ res, params }) => {
+    const id = storableId(params.id!);
+    const found = id !== undefined && (await store.remove(id));
+    sendJson(res, found ? 200 : 404, found ? deleted : userNotFound);
+  }, byId);
+}

@@ -1,0 +1,44 @@
+import { HttpError, messages } from '../http/errors.js';
+
+/** The `users.name` and `users.email` columns are VARCHAR(100): 100 code points in utf8mb4. */
+export const MAX_FIELD_LENGTH = 100;
+
+export interface UserInput {
+  name: string;
+  email: string;
+}
+
+const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
+
+/**
+ * Checks a create/update body. Presence comes first, with the contract's message, so a body that
+ * lacks either field always gets `Name and email required`. Other keys (`id`, `created_at`, ...)
+ * are ignored.
+ */
+export function validateUserInput(body: Record<string, unknown>): UserInput {
+  const { name, email } = body;
+  if (isBlank(name) || isBlank(email)) throw new HttpError(400, messages.nameAndEmailRequired);
+  return { name: checkField('name', name), email: checkField('email', email) };
+}
+
+function isBlank(value: unknown): boolean {
+  return value === undefined || value === null || (typeof value === 'string' && value.trim() === '');
+}
+
+function checkField(field: string, value: unknown): string {
+  if (typeof value !== 'string') throw new HttpError(400, `${field} must be a string`);
+  if (codePointLength(value) > MAX_FIELD_LENGTH) {
+    throw new HttpError(400, `${field} must be at most ${MAX_FIELD_LENGTH} characters`);
+  }
+  if (!value.isWellFormed()) throw new HttpError(400, `${field} must be valid Unicode text`);
+  if (CONTROL_CHARACTER.test(value)) throw new HttpError(400, `${field} must not contain control characters`);
+  return value;
+}
+
+function codePointLength(value: string): number {
+  // UTF-16 length is an upper bound on the code point count; counting is only needed above the limit.
+  if (value.length <= MAX_FIELD_LENGTH) return value.length;
+  let count = 0;
+  for (const _codePoint of value) count++;
+  return count;
+}
