@@ -1,0 +1,47 @@
+import { createApp, type App } from '../../src/app.js';
+import type { PoolTuning } from '../../src/db/pool.js';
+import { createLogger } from '../../src/log.js';
+import { createTestDatabase, type TestDatabase } from './database.js';
+
+export const TEST_PASSWORD = 'test-pass-7f3a';
+
+export interface RunningService {
+  baseUrl: string;
+  app: App;
+  db: TestDatabase;
+  /** Every line the service logged, captured instead of printed. */
+  logs: string[];
+  close(): Promise<void>;
+}
+
+export interface ServiceOptions {
+  password?: string;
+  poolTuning?: PoolTuning;
+  /** Use this database instead of creating one (it is then not dropped by close). */
+  db?: TestDatabase;
+}
+
+/** Starts the real service on 127.0.0.1, port 0, against a fresh database with the ten seed users. */
+export async function startService(label: string, options: ServiceOptions = {}): Promise<RunningService> {
+  const db = options.db ?? (await createTestDatabase(label));
+  const logs: string[] = [];
+  const app = createApp({
+    db: db.config,
+    accessPassword: options.password ?? TEST_PASSWORD,
+    logger: createLogger((line) => logs.push(line)),
+    ...(options.poolTuning ? { poolTuning: options.poolTuning } : {}),
+    schemaRetryMs: 200,
+  });
+  const address = await app.listen(0, '127.0.0.1');
+  await app.prepareSchema();
+  return {
+    baseUrl: `http://127.0.0.1:${address.port}`,
+    app,
+    db,
+    logs,
+    async close() {
+      await app.close(2000);
+      if (!options.db) await db.drop();
+    },
+  };
+}
