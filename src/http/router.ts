@@ -51,6 +51,16 @@ export class Router<H> {
     return this.patterns.find((pattern) => matchSegments(pattern, path))?.allow;
   }
 
+  /** Every registered route, exact paths first, in registration order (HEAD is implied by GET). */
+  routes(): Array<{ method: string; path: string }> {
+    const listed: Array<{ method: string; path: string }> = [];
+    for (const [path, entry] of this.exact) for (const method of entry.handlers.keys()) listed.push({ method, path });
+    for (const pattern of this.patterns) {
+      for (const method of pattern.handlers.keys()) listed.push({ method, path: patternPath(pattern) });
+    }
+    return listed;
+  }
+
   private exactEntry(path: string): PathEntry<H> {
     let entry = this.exact.get(path);
     if (!entry) this.exact.set(path, (entry = { handlers: new Map(), allow: '' }));

@@ -1,0 +1,136 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { Pool, PoolConnection } from 'mysql2';
+import { registerDocsRoutes } from '../../src/docs/routes.js';
+import type { Handler } from '../../src/http/context.js';
+import { Router } from '../../src/http/router.js';
+import type { ApiResponse } from '../helpers/http.js';
+import { startService, type RunningService } from '../helpers/service.js';
+import { cases, examplesNotReproduced, type Case, type Setup } from './cases.js';
+import { operation, operations, responseKey, routerPath } from './document.js';
+import { schemaErrors } from './schemas.js';
+
+let service: RunningService;
+let appRouter: Router<Handler>;
+
+before(async () => {
+  // The app keeps its router to itself: note the instance its start-up registers routes on.
+  const add = Router.prototype.add;
+  const routers = new Set<Router<Handler>>();
+  Router.prototype.add = function (this: Router<Handler>, ...args: Parameters<Router<Handler>['add']>) {
+    routers.add(this);
+    return add.apply(this, args);
+  };
+  try {
+    service = await startService('openapi');
+  } finally {
+    Router.prototype.add = add;
+  }
+  assert.equal(routers.size, 1, 'the app builds exactly one router');
+  appRouter = [...routers][0]!;
+});
+after(() => service?.close());
+
+describe('openapi.json and the router agree', () => {
+  test('every API route the app serves is documented and every documented operation is served', () => {
+    const docsOnly = new Router<Handler>();
+    registerDocsRoutes(docsOnly);
+    const docsRoutes = new Set(docsOnly.routes().map(({ method, path }) => `${method} ${path}`));
+    const served = appRouter
+      .routes()
+      .map(({ method, path }) => `${method} ${path}`)
+      .filter((route) => !docsRoutes.has(route));
+    const documented = operations.map(({ method, path }) => `${method} ${routerPath(path)}`);
+    assert.deepEqual(served.sort(), documented.sort());
+  });
+
+  test('every documented response status of every operation is provoked by a case below', () => {
+    const provoked = new Set(cases.map((c) => `${c.operationId} ${responseKey(operation(c.operationId), c.status)}`));
+    const documented = operations.flatMap((op) => Object.keys(op.responses).map((key) => `${op.operationId} ${key}`));
+    assert.deepEqual(documented.filter((response) => !provoked.has(response)), []);
+  });
+
+  test('every documented response example is reproduced exactly by a case below, or says why it cannot be', () => {
+    // By name, not by status key: a 400 example of the shared 4XX response is shadowed by an
+    // operation's own 400 response, which documents the same example.
+    const reproduced = new Set(cases.map((c) => `${c.operationId} ${c.example}`));
+    const missing = operations.flatMap((op) =>
+      Object.values(op.responses).flatMap((response) =>
+        Object.values(response.content ?? {}).flatMap((media) =>
+          Object.keys(media.examples ?? {})
+            .filter((name) => !(name in examplesNotReproduced))
+            .map((name) => `${op.operationId} ${name}`)
+            .filter((example) => !reproduced.has(example)),
+        ),
+      ),
+    );
+    assert.deepEqual(missing, []);
+  });
+});
+
+describe('real responses have a documented status, media type, schema, headers and example', () => {
+  runCases('normal');
+});
+
+describe('with the users table renamed away', () => {
+  before(() => service.db.query('RENAME TABLE users TO users_away'));
+  after(() => service.db.query('RENAME TABLE users_away TO users'));
+  runCases('storage-down');
+});
+
+describe('with the only database connection held and its one-slot wait queue full', () => {
+  let busy: RunningService;
+  let held: Promise<PoolConnection>;
+  let queued: Promise<PoolConnection>;
+  before(async () => {
+    busy = await startService('openapi-busy', {
+      db: service.db,
+      poolTuning: { connectionLimit: 1, queueLimit: 1, connectTimeoutMs: 5000 },
+    });
+    held = takeConnection(busy.app.pool);
+    queued = takeConnection(busy.app.pool);
+    await held;
+  });
+  after(async () => {
+    (await held).release();
+    (await queued).release();
+    await busy.close();
+  });
+  runCases('pool-full', () => busy.baseUrl);
+});
+
+function runCases(setup: Setup, baseUrl = () => service.baseUrl): void {
+  for (const c of cases.filter((candidate) => candidate.setup === setup)) {
+    test(c.rule, async () => assertDocumented(c, await c.send(baseUrl())));
+  }
+}
+
+function assertDocumented(c: Case, res: ApiResponse): void {
+  assert.equal(res.status, c.status, `body: ${res.text}`);
+  const op = operation(c.operationId);
+  const key = responseKey(op, res.status);
+  assert.ok(key, `${res.status} is not documented for ${c.operationId}`);
+  const documented = op.responses[key]!;
+  const mediaType = res.headers.get('content-type')?.split(';')[0]?.trim() ?? '(none)';
+  const media = documented.content?.[mediaType];
+  assert.ok(media, `Content-Type ${mediaType} is not documented for ${c.operationId} ${key}`);
+  assert.notEqual(res.json, undefined, `the body is not JSON: ${res.text}`);
+  assert.equal(schemaErrors(media.schema, res.json), undefined, `body: ${res.text}`);
+  for (const [name, header] of Object.entries(documented.headers ?? {})) {
+    const value = res.headers.get(name);
+    assert.notEqual(value, null, `documented header ${name} is missing`);
+    const typed = header.schema.type === 'integer' ? Number(value) : value;
+    assert.equal(schemaErrors(header.schema, typed), undefined, `header ${name}: ${value}`);
+  }
+  if (c.example) {
+    const example = media.examples?.[c.example];
+    assert.ok(example, `no example ${c.example} documented for ${c.operationId} ${key}`);
+    assert.deepEqual(res.json, example.value);
+  }
+}
+
+function takeConnection(pool: Pool): Promise<PoolConnection> {
+  return new Promise((resolve, reject) => {
+    pool.getConnection((error, connection) => (error ? reject(error) : resolve(connection)));
+  });
+}
