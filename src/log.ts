@@ -30,23 +30,17 @@ export function describeError(error: unknown): LogFields {
   return { name: error.name, message: error.message, code, errno, sqlState, stack: error.stack };
 }
 
-/** The request target as it may be logged: every `pwd` query value is replaced, however its key is encoded. */
+/**
+ * The request target as it may be logged: every query value is replaced. The only parameter the API
+ * reads is the password, and a client that misspells its key (`PWD`, `pwd[]`, `p%77d`) still sends it.
+ */
 export function redactTarget(path: string, query: string): string {
   if (query === '') return path;
   const parts = query.split('&');
   for (let i = 0; i < parts.length; i++) {
     const part = parts[i]!;
     const eq = part.indexOf('=');
-    const key = eq === -1 ? part : part.slice(0, eq);
-    if (decodeKey(key) === 'pwd') parts[i] = `${key}=[REDACTED]`;
+    if (eq !== -1) parts[i] = `${part.slice(0, eq)}=[REDACTED]`;
   }
   return `${path}?${parts.join('&')}`;
-}
-
-function decodeKey(key: string): string {
-  try {
-    return decodeURIComponent(key.replaceAll('+', ' '));
-  } catch {
-    return key;
-  }
 }

@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { HttpError, messages } from './errors.js';
+import { refusedKey } from './json-keys.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -33,6 +34,8 @@ export async function readJsonObject(req: IncomingMessage): Promise<Record<strin
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new HttpError(400, messages.bodyNotObject);
   }
+  const refused = refusedKey(text);
+  if (refused) throw new HttpError(400, refused === 'duplicate' ? messages.duplicateKey : messages.forbiddenKey);
   return value as Record<string, unknown>;
 }
 

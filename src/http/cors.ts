@@ -20,6 +20,7 @@ export function sendPreflight(req: IncomingMessage, res: ServerResponse, methods
     Vary: 'Access-Control-Request-Headers',
     Allow: methods,
     'Cache-Control': 'no-store',
+    'X-Content-Type-Options': 'nosniff',
   });
   res.end();
 }

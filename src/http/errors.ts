@@ -26,9 +26,13 @@ export const messages = {
   invalidJson: 'Invalid JSON body',
   bodyNotObject: 'Request body must be a JSON object',
   bodyNotUtf8: 'Request body is not valid UTF-8',
+  duplicateKey: 'Request body repeats a key within one object',
+  forbiddenKey: 'Request body uses a forbidden key (__proto__, constructor or prototype)',
   bodyTooLarge: 'Request body too large (limit 1 MiB)',
   unsupportedMediaType: 'Content-Type must be application/json',
   methodNotAllowed: 'Method not allowed',
+  hostRequired: 'Host header required',
+  expectationFailed: 'Expect header not supported',
   storage: 'Database error',
   internal: 'Internal server error',
 } as const;

@@ -8,8 +8,16 @@ import { HttpError, StorageError, messages } from './errors.js';
 import { errorBody, sendJson } from './respond.js';
 import type { Router } from './router.js';
 
+export interface ServerLimits {
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
+  keepAliveTimeoutMs: number;
+  maxHeaderBytes: number;
+  timeoutCheckIntervalMs: number;
+}
+
 /** Limits on what a client may make the server wait for or hold; documented in the README. */
-export const serverLimits = {
+export const serverLimits: Readonly<ServerLimits> = {
   /** Whole header block must arrive within this time (slow-loris protection). */
   headersTimeoutMs: 10_000,
   /** Whole request, body included, must arrive within this time. */
@@ -19,11 +27,13 @@ export const serverLimits = {
   maxHeaderBytes: 16 * 1024,
   /** How often Node checks connections against the two timeouts above. */
   timeoutCheckIntervalMs: 1_000,
-} as const;
+};
 
 export interface HttpServerOptions {
   router: Router<Handler>;
   logger: Logger;
+  /** Defaults to serverLimits; tests shorten the timeouts. */
+  limits?: Readonly<ServerLimits>;
 }
 
 export interface HttpService {
@@ -34,9 +44,13 @@ export interface HttpService {
 
 const notFoundBody = errorBody(messages.notFound);
 const methodNotAllowedBody = errorBody(messages.methodNotAllowed);
+const hostRequiredBody = errorBody(messages.hostRequired);
+const expectationFailedBody = errorBody(messages.expectationFailed);
 
-export function createHttpServer({ router, logger }: HttpServerOptions): HttpService {
+export function createHttpServer({ router, logger, limits = serverLimits }: HttpServerOptions): HttpService {
   let draining = false;
+  /** Requests still in progress, so draining can ask their clients to close too. */
+  const inFlight = new Set<ServerResponse>();
 
   const fail = (ctx: RequestContext, error: unknown): void => {
     const { req, res } = ctx;
@@ -69,7 +83,9 @@ export function createHttpServer({ router, logger }: HttpServerOptions): HttpSer
     const mark = url.indexOf('?');
     const path = mark === -1 ? url : url.slice(0, mark);
     const query = mark === -1 ? '' : url.slice(mark + 1);
+    inFlight.add(res);
     res.once('close', () => {
+      inFlight.delete(res);
       logger.info('request', {
         method: req.method,
         path: redactTarget(path, query),
@@ -78,6 +94,10 @@ export function createHttpServer({ router, logger }: HttpServerOptions): HttpSer
       });
     });
     if (draining) res.setHeader('Connection', 'close');
+    // Node's own answer to this is a bare 400, so its check is off and this one answers in JSON.
+    if (req.headers.host === undefined && req.httpVersion === '1.1') {
+      return sendJson(res, 400, hostRequiredBody, { Connection: 'close' });
+    }
 
     const method = req.method ?? 'GET';
     if (method === 'OPTIONS') {
@@ -101,16 +121,25 @@ export function createHttpServer({ router, logger }: HttpServerOptions): HttpSer
 
   const server = createServer(
     {
-      headersTimeout: serverLimits.headersTimeoutMs,
-      requestTimeout: serverLimits.requestTimeoutMs,
-      keepAliveTimeout: serverLimits.keepAliveTimeoutMs,
-      maxHeaderSize: serverLimits.maxHeaderBytes,
-      connectionsCheckingInterval: serverLimits.timeoutCheckIntervalMs,
+      headersTimeout: limits.headersTimeoutMs,
+      requestTimeout: limits.requestTimeoutMs,
+      keepAliveTimeout: limits.keepAliveTimeoutMs,
+      maxHeaderSize: limits.maxHeaderBytes,
+      connectionsCheckingInterval: limits.timeoutCheckIntervalMs,
+      requireHostHeader: false,
     },
     onRequest,
   );
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => answerClientError(error, socket));
-  return { server, startDraining: () => (draining = true) };
+  // Without these listeners Node drops a CONNECT without a word and answers an unknown Expect with a bare 417.
+  server.on('connect', (_req: IncomingMessage, socket: Socket) => writeJsonToSocket(socket, 405, messages.methodNotAllowed));
+  server.on('checkExpectation', (_req: IncomingMessage, res: ServerResponse) => sendJson(res, 417, expectationFailedBody));
+  const startDraining = (): void => {
+    draining = true;
+    // A keep-alive connection whose request was already running would otherwise hold shutdown up to the drain limit.
+    for (const res of inFlight) if (!res.headersSent) res.setHeader('Connection', 'close');
+  };
+  return { server, startDraining };
 }
 
 function isApiPath(path: string): boolean {
@@ -140,7 +169,12 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Socket): void {
     return;
   }
   const status = clientErrorStatus[error.code ?? ''] ?? 400;
-  const body = errorBody(clientErrorMessage[status]!);
+  writeJsonToSocket(socket, status, clientErrorMessage[status]!);
+}
+
+/** A complete JSON error response written straight to a socket no ServerResponse owns; then the socket closes. */
+function writeJsonToSocket(socket: Socket, status: number, message: string): void {
+  const body = errorBody(message);
   socket.end(
     `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n` +
       'Content-Type: application/json; charset=utf-8\r\n' +

@@ -7,7 +7,7 @@ export const MAX_USER_ID = 2_147_483_647;
  */
 export function isIdSegment(segment: string): boolean {
   const length = segment.length;
-  if (length === 0 || length > 32) return false;
+  if (length === 0) return false;
   if (segment.charCodeAt(0) === 48 /* 0 */) return length === 1;
   for (let i = 0; i < length; i++) {
     const code = segment.charCodeAt(i);
