@@ -1,0 +1,80 @@
+/**
+ * The storage ceiling, run as its own process: `connections` loops issue the scenario's statements
+ * through a mysql2 pool configured as the service's (same size, prepared statements via execute),
+ * with no HTTP in between. Reads its job from BENCH_JOB and prints a Measurement as JSON.
+ */
+import type { ResultSetHeader } from 'mysql2';
+import type { DbConfig } from '../src/config.js';
+import { createPool, defaultTuning, endPool } from '../src/db/pool.js';
+import { sql } from '../src/db/statements.js';
+import { Tally } from './measurement.js';
+import { scenarioNamed, userFields, userId } from './workload.js';
+
+export interface DbDirectJob {
+  db: DbConfig;
+  scenario: string;
+  durationSec: number;
+  warmupSec: number;
+  connections: number;
+}
+
+const job = JSON.parse(process.env.BENCH_JOB ?? '') as DbDirectJob;
+const scenario = scenarioNamed(job.scenario);
+const pool = createPool(job.db, defaultTuning);
+
+function execute(statement: string, values: unknown[]): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    pool.execute({ sql: statement, values }, (error, result) => (error ? reject(error) : resolve(result)));
+  });
+}
+
+/** Runs the n-th operation; true when its result is the one the HTTP answer would be built from. */
+async function perform(n: number): Promise<boolean> {
+  switch (scenario.kindOf(n)) {
+    case 'get':
+      return ((await execute(sql.getUser, [userId(n)])) as unknown[]).length === 1;
+    case 'list':
+      return ((await execute(sql.listUsers, [])) as unknown[]).length === scenario.tableRows;
+    case 'create': {
+      const { name, email } = userFields(n);
+      return ((await execute(sql.createUser, [name, email])) as ResultSetHeader).affectedRows === 1;
+    }
+    case 'update': {
+      const { name, email } = userFields(n);
+      return ((await execute(sql.updateUser, [name, email, userId(n)])) as ResultSetHeader).affectedRows === 1;
+    }
+  }
+}
+
+let next = 0;
+async function loop(until: number, tally: Tally | undefined): Promise<void> {
+  while (performance.now() < until) {
+    const started = performance.now();
+    let outcome: string | undefined;
+    try {
+      if (!(await perform(next++))) outcome = 'unexpected result';
+    } catch (error) {
+      outcome = (error as { code?: string }).code ?? 'error';
+    }
+    if (!tally) continue;
+    tally.latency(performance.now() - started);
+    if (outcome === undefined) tally.success();
+    else tally.failure(outcome);
+  }
+}
+
+/** Runs the loops for `seconds`; returns the wall-clock and CPU seconds they took. */
+async function run(seconds: number, tally?: Tally): Promise<[number, number]> {
+  const started = performance.now();
+  const cpuBefore = process.cpuUsage();
+  const until = started + seconds * 1000;
+  await Promise.all(Array.from({ length: job.connections }, () => loop(until, tally)));
+  const cpu = process.cpuUsage(cpuBefore);
+  return [(performance.now() - started) / 1000, (cpu.user + cpu.system) / 1e6];
+}
+
+if (job.warmupSec > 0) await run(job.warmupSec);
+const tally = new Tally();
+const [seconds, cpuSeconds] = await run(job.durationSec, tally);
+process.stdout.write(JSON.stringify(tally.result(seconds, cpuSeconds)));
+await endPool(pool);

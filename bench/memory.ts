@@ -1,0 +1,94 @@
+import { randomBytes } from 'node:crypto';
+import type { DbConfig } from '../src/config.js';
+import { createBenchDatabase } from './database.js';
+import { jsonOutput, onCleanup, startTsChild } from './lifecycle.js';
+import { fetchList, type FetchedList } from './list-fetch.js';
+import type { BenchOptions } from './options.js';
+import { readCpuSeconds, readProcessMemory, resetPeakRss, type ProcessMemory } from './proc.js';
+import { describeMachine, fixed, formatTable, machineLine, progress, writeResults, type Machine } from './report.js';
+import { startService } from './service.js';
+
+interface DirectStream extends ProcessMemory {
+  rows: number;
+  seconds: number;
+  cpuSeconds: number;
+}
+
+export interface MemoryReport {
+  date: string;
+  machine: Machine;
+  rows: number;
+  loadSeconds: number;
+  service: FetchedList & { cpuSeconds: number; rssBeforeMb: number; peakRssMb: number; peakCoversRequestOnly: boolean };
+  mysqlStream: DirectStream;
+  timeRatio: number;
+}
+
+/**
+ * Loads `rows` users, then lists them once through mysql2 alone and once through the service,
+ * reporting time and peak RSS of each process. Writes bench/results/memory-latest.json.
+ */
+export async function runMemory(options: BenchOptions): Promise<void> {
+  const db = await createBenchDatabase();
+  onCleanup(() => db.drop());
+  const password = `bench-${randomBytes(6).toString('hex')}`;
+  const service = await startService(db.config, password, options);
+
+  progress(`loading ${options.rows} users into ${db.config.database}`);
+  const loadStarted = performance.now();
+  await db.resetUsers(options.rows);
+  const loadSeconds = (performance.now() - loadStarted) / 1000;
+
+  progress('mysql2 stream without HTTP');
+  const mysqlStream = await streamDirect(db.config, options.rows);
+
+  progress('GET /api/users through the service');
+  const before = readProcessMemory(service.pid);
+  // Without the reset, VmHWM would also cover whatever start-up needed.
+  const peakCoversRequestOnly = resetPeakRss(service.pid);
+  const cpuBefore = readCpuSeconds(service.pid);
+  const fetched = await fetchList(`${service.baseUrl}/api/users?pwd=${encodeURIComponent(password)}`, options.rows);
+  const cpuSeconds = readCpuSeconds(service.pid) - cpuBefore;
+  const after = readProcessMemory(service.pid);
+  await service.stop();
+
+  const report: MemoryReport = {
+    date: new Date().toISOString(),
+    machine: describeMachine(await db.serverVersion()),
+    rows: options.rows,
+    loadSeconds,
+    service: { ...fetched, cpuSeconds, rssBeforeMb: before.rssMb, peakRssMb: after.peakRssMb, peakCoversRequestOnly },
+    mysqlStream,
+    timeRatio: fetched.seconds / mysqlStream.seconds,
+  };
+  console.log(memoryTable(report));
+  progress(`results written to ${await writeResults('memory-latest.json', report)}`);
+}
+
+async function streamDirect(db: DbConfig, rows: number): Promise<DirectStream> {
+  const child = startTsChild('bench/stream-rows.ts', ['ignore', 'pipe', 'pipe'], {
+    ...process.env,
+    BENCH_JOB: JSON.stringify({ db }),
+  });
+  const result = await jsonOutput<DirectStream>(child, 120_000, 'mysql2 stream');
+  if (result.rows !== rows) throw new Error(`mysql2 streamed ${result.rows} rows, expected ${rows}`);
+  return result;
+}
+
+export function memoryTable(report: MemoryReport): string {
+  const { service, mysqlStream } = report;
+  const mb = (value: number) => fixed(value, 1);
+  return [
+    `${machineLine(report.machine)}; ${report.rows} users (loaded in ${fixed(report.loadSeconds, 1)} s)`,
+    'CPU s: CPU time of the listing process (the service, or the mysql2 client) during the listing.',
+    formatTable(
+      ['list all users', 'seconds', 'x mysql2', 'CPU s', 'rows', 'MB sent', 'RSS before MB', 'peak RSS MB'],
+      [
+        ['service GET /api/users', fixed(service.seconds, 2), fixed(report.timeRatio, 2), fixed(service.cpuSeconds, 2),
+          String(service.rows), mb(service.bytes / 2 ** 20), mb(service.rssBeforeMb), mb(service.peakRssMb)],
+        ['mysql2 stream, no HTTP', fixed(mysqlStream.seconds, 2), '1.00', fixed(mysqlStream.cpuSeconds, 2),
+          String(mysqlStream.rows), '-', '-', mb(mysqlStream.peakRssMb)],
+      ],
+    ),
+  ].join('\n');
+}

@@ -1,0 +1,85 @@
+import { parseArgs } from 'node:util';
+import type { Runner } from './runner.js';
+import { scenarios } from './workload.js';
+
+export type ServiceLog = 'null' | 'pipe' | 'off';
+
+export interface BenchOptions {
+  mode: 'throughput' | 'memory';
+  durationSec: number;
+  connections: number;
+  /** Seconds of unmeasured load before each measurement, so every side runs JIT-compiled code. */
+  warmupSec: number;
+  scenarios: string[];
+  /** Where the service's request log goes: /dev/null, a pipe the benchmark drains, or nowhere (logger off). */
+  serviceLog: ServiceLog;
+  /** Users loaded for the memory mode. */
+  rows: number;
+  /** Run the service under `node --cpu-prof`. */
+  profile: boolean;
+  runner: Runner;
+}
+
+export const usage = `Usage: npx tsx bench/run.ts [options]
+  --mode throughput|memory   what to measure (default throughput)
+  --duration <s>             seconds per measurement (default 5)
+  --connections <n>          concurrent connections / loops (default 32)
+  --warmup <s>               unmeasured seconds before each measurement (default 1)
+  --scenarios <a,b>          subset of: ${scenarios.map((s) => s.name).join(', ')}
+  --service-log null|pipe|off  service stdout to /dev/null, to a drained pipe, or logger off (default null)
+  --rows <n>                 users loaded in memory mode (default 1000000)
+  --profile                  write a CPU profile of the service to bench/results/profiles/
+  --runner build|tsx         compile with tsc and run plain node, as in production (default), or run through tsx`;
+
+export function parseOptions(argv: string[]): BenchOptions {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      mode: { type: 'string', default: 'throughput' },
+      duration: { type: 'string', default: '5' },
+      connections: { type: 'string', default: '32' },
+      warmup: { type: 'string', default: '1' },
+      scenarios: { type: 'string' },
+      'service-log': { type: 'string', default: 'null' },
+      rows: { type: 'string', default: '1000000' },
+      profile: { type: 'boolean', default: false },
+      runner: { type: 'string', default: 'build' },
+      help: { type: 'boolean', default: false },
+    },
+  });
+  if (values.help) {
+    console.log(usage);
+    process.exit(0);
+  }
+  const names = scenarios.map((s) => s.name);
+  const chosen = values.scenarios ? values.scenarios.split(',').map((name) => name.trim()) : names;
+  const unknown = chosen.filter((name) => !names.includes(name));
+  if (unknown.length > 0) fail(`unknown scenario(s): ${unknown.join(', ')}`);
+  return {
+    mode: oneOf(values.mode, ['throughput', 'memory'] as const, 'mode'),
+    durationSec: positive(values.duration, 'duration'),
+    connections: Math.round(positive(values.connections, 'connections')),
+    warmupSec: positive(values.warmup, 'warmup', true),
+    scenarios: chosen,
+    serviceLog: oneOf(values['service-log'], ['null', 'pipe', 'off'] as const, 'service-log'),
+    rows: Math.round(positive(values.rows, 'rows')),
+    profile: values.profile,
+    runner: oneOf(values.runner, ['build', 'tsx'] as const, 'runner'),
+  };
+}
+
+function positive(raw: string, name: string, zeroAllowed = false): number {
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value < 0 || (value === 0 && !zeroAllowed)) fail(`--${name} must be a positive number`);
+  return value;
+}
+
+function oneOf<T extends string>(raw: string, allowed: readonly T[], name: string): T {
+  if (!(allowed as readonly string[]).includes(raw)) fail(`--${name} must be one of ${allowed.join(', ')}`);
+  return raw as T;
+}
+
+function fail(message: string): never {
+  console.error(`${message}\n\n${usage}`);
+  process.exit(2);
+}

@@ -1,0 +1,34 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+
+export interface ProcessMemory {
+  rssMb: number;
+  /** VmHWM: the highest resident set size since start, or since the last resetPeakRss. */
+  peakRssMb: number;
+}
+
+export function readProcessMemory(pid: number | 'self'): ProcessMemory {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
+  return { rssMb: kb('VmRSS') / 1024, peakRssMb: kb('VmHWM') / 1024 };
+}
+
+/** Lowers VmHWM to the current RSS (Linux: "5" into clear_refs); false when not permitted. */
+export function resetPeakRss(pid: number): boolean {
+  try {
+    writeFileSync(`/proc/${pid}/clear_refs`, '5');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Linux reports CPU time in clock ticks of 1/100 s (USER_HZ) on every common architecture. */
+const TICKS_PER_SECOND = 100;
+
+/** CPU seconds (user + system) the process has used so far. */
+export function readCpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // Fields after the command name, which is in parentheses and may hold spaces: utime and stime are 12th and 13th.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+}

@@ -1,0 +1,17 @@
+/**
+ * The service exactly as src/main.ts starts it, but with a logger that drops every line: run with
+ * `--service-log off` to see what per-request logging costs.
+ */
+import { createApp } from '../src/app.js';
+import { loadConfig } from '../src/config.js';
+import { createLogger } from '../src/log.js';
+
+const config = loadConfig();
+const app = createApp({ db: config.db, accessPassword: config.accessPassword, logger: createLogger(() => {}) });
+await app.listen(config.port, config.host);
+void app.prepareSchema();
+const stop = (): void => {
+  app.close(10_000).then(() => process.exit(0), () => process.exit(1));
+};
+process.once('SIGTERM', stop);
+process.once('SIGINT', stop);

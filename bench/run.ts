@@ -1,0 +1,27 @@
+/** `npm run bench`: see bench/options.ts for the flags, bench/throughput.ts and bench/memory.ts for the modes. */
+import { cleanUp, guardRun } from './lifecycle.js';
+import { runMemory } from './memory.js';
+import { parseOptions, type BenchOptions } from './options.js';
+import { prepareRunner } from './runner.js';
+import { runThroughput } from './throughput.js';
+
+const options = parseOptions(process.argv.slice(2));
+guardRun(deadlineMs(options));
+let exitCode = 0;
+try {
+  prepareRunner(options.runner);
+  await (options.mode === 'memory' ? runMemory(options) : runThroughput(options));
+} catch (error) {
+  console.error(error);
+  exitCode = 1;
+} finally {
+  await cleanUp();
+}
+process.exit(exitCode);
+
+/** Generous for the work asked, but finite: the run never hangs. */
+function deadlineMs(o: BenchOptions): number {
+  if (o.mode === 'memory') return (120 + o.rows / 5000) * 1000;
+  const run = o.warmupSec + o.durationSec;
+  return (60 + (run + 15) + o.scenarios.length * (2 * run + 25)) * 1000;
+}

@@ -1,0 +1,83 @@
+import { openSync, closeSync } from 'node:fs';
+import { createServer } from 'node:net';
+import type { StdioOptions } from 'node:child_process';
+import { join } from 'node:path';
+import type { DbConfig } from '../src/config.js';
+import { projectRoot } from '../src/paths.js';
+import { hasExited, startTsChild, stopChild, withTimeout } from './lifecycle.js';
+import type { BenchOptions } from './options.js';
+
+const READY_TIMEOUT_MS = 30_000;
+
+export interface RunningService {
+  baseUrl: string;
+  pid: number;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the real service (src/main.ts) in its own process on a free port against `db`. Its
+ * per-request log goes to /dev/null by default, so a slow reader can never be the bottleneck.
+ * With `profile`, Node writes a .cpuprofile of the whole run into bench/results/profiles/.
+ */
+export async function startService(
+  db: DbConfig,
+  accessPassword: string,
+  { serviceLog: log, profile }: Pick<BenchOptions, 'serviceLog' | 'profile'>,
+): Promise<RunningService> {
+  const port = await freePort();
+  const env = {
+    ...process.env,
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    DB_HOST: db.host,
+    DB_PORT: String(db.port),
+    DB_USER: db.user,
+    DB_PASSWORD: db.password,
+    DB_NAME: db.database,
+    ACCESS_PASSWORD: accessPassword,
+  };
+  const devNull = log === 'null' ? openSync('/dev/null', 'w') : undefined;
+  const stdio: StdioOptions = ['ignore', devNull ?? 'pipe', 'pipe'];
+  const entry = log === 'off' ? 'bench/quiet-service.ts' : 'src/main.ts';
+  const nodeArgs = profile ? ['--cpu-prof', '--cpu-prof-dir', join(projectRoot, 'bench', 'results', 'profiles')] : [];
+  const child = startTsChild(entry, stdio, env, nodeArgs);
+  if (devNull !== undefined) closeSync(devNull);
+  child.stdout?.resume();
+  let stderr = '';
+  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr = (stderr + chunk).slice(-4000)));
+
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const stop = () => stopChild(child);
+  try {
+    await withTimeout(waitUntilReady(baseUrl, () => hasExited(child)), READY_TIMEOUT_MS, 'service start');
+  } catch (error) {
+    await stop();
+    throw new Error(`${(error as Error).message}\n${stderr}`);
+  }
+  return { baseUrl, pid: child.pid!, stop };
+}
+
+async function waitUntilReady(baseUrl: string, exited: () => boolean): Promise<void> {
+  for (;;) {
+    if (exited()) throw new Error('service exited during start');
+    const ready = await fetch(`${baseUrl}/readyz`).then(
+      (response) => response.status === 200,
+      () => false,
+    );
+    if (ready) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** A port nobody listens on right now (the service binds it a moment later). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+}

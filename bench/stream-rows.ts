@@ -1,0 +1,32 @@
+/**
+ * The reference for the memory mode, run as its own process: mysql2 streams the service's list
+ * statement over one connection configured as the service's, counting rows, with no HTTP and no JSON.
+ * Reads {db} from BENCH_JOB and prints {rows, seconds, cpuSeconds, peakRssMb, rssMb}.
+ */
+import type { DbConfig } from '../src/config.js';
+import { createPool, defaultTuning, endPool } from '../src/db/pool.js';
+import { sql } from '../src/db/statements.js';
+import { readProcessMemory } from './proc.js';
+
+const { db } = JSON.parse(process.env.BENCH_JOB ?? '') as { db: DbConfig };
+const pool = createPool(db, { ...defaultTuning, connectionLimit: 1 });
+
+const connection = await new Promise<import('mysql2').PoolConnection>((resolve, reject) =>
+  pool.getConnection((error, conn) => (error ? reject(error) : resolve(conn))),
+);
+const started = performance.now();
+const cpuBefore = process.cpuUsage();
+const rows = await new Promise<number>((resolve, reject) => {
+  let count = 0;
+  connection
+    .query(sql.listUsers)
+    .on('result', () => count++)
+    .on('error', reject)
+    .on('end', () => resolve(count));
+});
+const seconds = (performance.now() - started) / 1000;
+const cpu = process.cpuUsage(cpuBefore);
+connection.release();
+const cpuSeconds = (cpu.user + cpu.system) / 1e6;
+process.stdout.write(JSON.stringify({ rows, seconds, cpuSeconds, ...readProcessMemory('self') }));
+await endPool(pool);
