@@ -7,7 +7,7 @@ import { registerDocsRoutes } from './docs/routes.js';
 import { registerHealthRoutes } from './health.js';
 import type { Handler } from './http/context.js';
 import { Router } from './http/router.js';
-import { createHttpServer, type HttpService } from './http/server.js';
+import { createHttpServer, type HttpService, type ServerLimits } from './http/server.js';
 import type { Logger } from './log.js';
 import { UserStore } from './users/store.js';
 import { passwordChecker } from './users/password.js';
@@ -20,6 +20,8 @@ export interface AppOptions {
   poolTuning?: PoolTuning;
   /** Pause between attempts to create the schema while the database is unreachable. */
   schemaRetryMs?: number;
+  /** HTTP timeouts and sizes; defaults to serverLimits. */
+  serverLimits?: Readonly<ServerLimits>;
 }
 
 export interface App {
@@ -34,17 +36,19 @@ export interface App {
 
 export function createApp(options: AppOptions): App {
   const { db, logger } = options;
-  const pool = createPool(db, options.poolTuning ?? defaultTuning);
-  const store = new UserStore(pool);
+  const tuning = options.poolTuning ?? defaultTuning;
+  const pool = createPool(db, tuning);
+  const store = new UserStore(pool, tuning.operationTimeoutMs ?? defaultTuning.operationTimeoutMs);
   let schemaReady = false;
   let closed = false;
   let retryTimer: NodeJS.Timeout | undefined;
+  let endRetryWait: (() => void) | undefined;
 
   const router = new Router<Handler>();
   registerUserRoutes(router, { store, passwordMatches: passwordChecker(options.accessPassword) });
   registerHealthRoutes(router, async () => schemaReady && (await store.ping().then(() => true, () => false)));
   registerDocsRoutes(router);
-  const http = createHttpServer({ router, logger });
+  const http = createHttpServer({ router, logger, ...(options.serverLimits ? { limits: options.serverLimits } : {}) });
 
   const prepareSchema = async (): Promise<void> => {
     while (!closed) {
@@ -57,7 +61,11 @@ export function createApp(options: AppOptions): App {
         return;
       } catch (error) {
         logger.error('database not ready, retrying', error, { retryInMs: options.schemaRetryMs ?? 2000 });
-        await new Promise((resolve) => (retryTimer = setTimeout(resolve, options.schemaRetryMs ?? 2000)));
+        if (closed) return;
+        await new Promise<void>((resolve) => {
+          endRetryWait = resolve;
+          retryTimer = setTimeout(resolve, options.schemaRetryMs ?? 2000);
+        });
       }
     }
   };
@@ -77,6 +85,7 @@ export function createApp(options: AppOptions): App {
     close: async (drainMs = 10_000) => {
       closed = true;
       clearTimeout(retryTimer);
+      endRetryWait?.();
       http.startDraining();
       const force = setTimeout(() => http.server.closeAllConnections(), drainMs);
       await new Promise<void>((resolve) => {

@@ -11,6 +11,7 @@ export const sql = {
   deleteUser: 'DELETE FROM users WHERE id = ?',
   ping: 'SELECT 1',
   useUtc: "SET time_zone = '+00:00'",
+  setWaitTimeout: 'SET SESSION wait_timeout = ?',
   createDatabase: (database: string) =>
     `CREATE DATABASE IF NOT EXISTS \`${database}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`,
   tableExists: 'SELECT 1 FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = ?',

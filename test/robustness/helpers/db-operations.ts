@@ -1,0 +1,66 @@
+import assert from 'node:assert/strict';
+import type { ApiResponse } from '../../helpers/http.js';
+import { TEST_PASSWORD } from '../../helpers/service.js';
+
+/** How long a request may go unanswered while the database is away before it counts as hung. */
+export const ANSWER_BOUND_MS = 5000;
+
+export interface Operation {
+  rule: string;
+  method: string;
+  path: string;
+  json?: unknown;
+}
+
+/**
+ * One request of each kind the API serves from the database. The create carries `marker` in its
+ * email, so the test can look for the row afterwards; the update and delete aim at `targetId`.
+ */
+export function everyOperation(marker: string, targetId: number): Operation[] {
+  return [
+    { rule: 'list', method: 'GET', path: `/api/users?pwd=${TEST_PASSWORD}` },
+    { rule: 'read', method: 'GET', path: '/api/users/1' },
+    { rule: 'create', method: 'POST', path: '/api/users', json: { name: 'Fault Test', email: `${marker}@example.com` } },
+    { rule: 'update', method: 'PUT', path: `/api/users/${targetId}`, json: { name: `Updated ${marker}`, email: 'u@example.com' } },
+    { rule: 'delete', method: 'DELETE', path: `/api/users/${targetId}` },
+  ];
+}
+
+/** Sends the request; a response not complete within ANSWER_BOUND_MS fails the test as hung. */
+export async function callBounded(baseUrl: string, op: Operation): Promise<ApiResponse> {
+  const init: RequestInit = { method: op.method, signal: AbortSignal.timeout(ANSWER_BOUND_MS) };
+  if (op.json !== undefined) {
+    init.body = JSON.stringify(op.json);
+    init.headers = { 'content-type': 'application/json' };
+  }
+  try {
+    const response = await fetch(baseUrl + op.path, init);
+    const text = await response.text();
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      json = undefined;
+    }
+    return { status: response.status, headers: response.headers, text, json };
+  } catch (error) {
+    if ((error as Error).name === 'TimeoutError') {
+      throw new Error(`${op.method} ${op.path} hung: no complete answer within ${ANSWER_BOUND_MS} ms`);
+    }
+    throw error;
+  }
+}
+
+/** The storage failure of the contract: 500 with a JSON body {"error": <non-empty string>}. */
+export function assertStorageFailure(res: ApiResponse, rule: string): void {
+  assert.equal(res.status, 500, `${rule}: ${res.status} ${res.text}`);
+  assert.match(res.headers.get('content-type') ?? '', /^application\/json/, `${rule}: JSON`);
+  const error = (res.json as { error?: unknown } | undefined)?.error;
+  assert.ok(typeof error === 'string' && error.length > 0, `${rule}: {"error": string}, got ${res.text}`);
+}
+
+/** What each operation answers when the database works. */
+export function assertSucceeded(res: ApiResponse, op: Operation): void {
+  const expected = op.method === 'POST' ? 201 : 200;
+  assert.equal(res.status, expected, `${op.rule}: ${res.status} ${res.text}`);
+}

@@ -1,0 +1,17 @@
+/**
+ * Re-checks `probe` every `intervalMs` until it returns a value other than undefined, and fails
+ * with `what` once `timeoutMs` has passed: a bounded wait for state that settles on its own.
+ */
+export async function pollUntil<T>(
+  what: string,
+  probe: () => Promise<T | undefined> | T | undefined,
+  { timeoutMs = 15_000, intervalMs = 50 }: { timeoutMs?: number; intervalMs?: number } = {},
+): Promise<T> {
+  const giveUpAt = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > giveUpAt) throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
+}
