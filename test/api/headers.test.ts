@@ -1,0 +1,126 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { request } from '../helpers/http.js';
+import { startService, TEST_PASSWORD, type RunningService } from '../helpers/service.js';
+import { assertErrorBody, JSON_CONTENT_TYPE, methodList } from './support/contract.js';
+import { portOf, rawRequest } from './support/raw-http.js';
+
+let service: RunningService;
+before(async () => {
+  service = await startService('headers');
+});
+after(() => service.close());
+
+const ORIGIN = 'https://elsewhere.example';
+const valid = { name: 'Header Tester', email: 'headers@example.com' };
+
+describe('every API response is JSON in UTF-8 and allows any origin', () => {
+  const rows: Array<{ rule: string; method: string; path: string; json?: unknown; body?: string; contentType?: string; status: number }> = [
+    { rule: 'list 200', method: 'GET', path: `/api/users?pwd=${TEST_PASSWORD}`, status: 200 },
+    { rule: 'list 401', method: 'GET', path: '/api/users?pwd=nope', status: 401 },
+    { rule: 'read 200', method: 'GET', path: '/api/users/1', status: 200 },
+    { rule: 'read 404 User not found', method: 'GET', path: '/api/users/424242', status: 404 },
+    { rule: 'create 201', method: 'POST', path: '/api/users', json: valid, status: 201 },
+    { rule: 'create 400', method: 'POST', path: '/api/users', json: { name: '' }, status: 400 },
+    { rule: 'create 400 invalid JSON', method: 'POST', path: '/api/users', body: '{', contentType: 'application/json', status: 400 },
+    { rule: 'create 415', method: 'POST', path: '/api/users', body: '{}', contentType: 'text/plain', status: 415 },
+    { rule: 'update 200', method: 'PUT', path: '/api/users/1', json: valid, status: 200 },
+    { rule: 'update 404', method: 'PUT', path: '/api/users/424242', json: valid, status: 404 },
+    { rule: 'delete 404', method: 'DELETE', path: '/api/users/424242', status: 404 },
+    { rule: 'route 404', method: 'GET', path: '/api/nothing-here', status: 404 },
+    { rule: 'non-API 404', method: 'GET', path: '/favicon.ico', status: 404 },
+    { rule: 'non-integer id 404', method: 'GET', path: '/api/users/abc', status: 404 },
+    { rule: 'method 405', method: 'PATCH', path: '/api/users/1', json: valid, status: 405 },
+    { rule: 'healthz 200', method: 'GET', path: '/healthz', status: 200 },
+    { rule: 'readyz 200', method: 'GET', path: '/readyz', status: 200 },
+  ];
+  for (const row of rows) {
+    test(`${row.rule}: ${row.method} ${row.path} -> ${row.status}, application/json; charset=utf-8, Access-Control-Allow-Origin: *`, async () => {
+      const headers: Record<string, string> = { origin: ORIGIN };
+      if (row.contentType) headers['content-type'] = row.contentType;
+      const res = await request(service.baseUrl, row.method, row.path, {
+        headers,
+        ...(row.json === undefined ? {} : { json: row.json }),
+        ...(row.body === undefined ? {} : { body: row.body }),
+      });
+      assert.equal(res.status, row.status, res.text);
+      assert.equal(res.headers.get('content-type'), JSON_CONTENT_TYPE);
+      assert.equal(res.headers.get('access-control-allow-origin'), '*');
+      assert.notEqual(res.json, undefined, 'the body is JSON');
+      if (row.status >= 400) assertErrorBody(res);
+    });
+  }
+
+  test('a request the HTTP parser rejects -> 400 JSON error with Access-Control-Allow-Origin: *', async () => {
+    const res = await rawRequest(portOf(service.baseUrl), 'GET /api/users/1 HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n');
+    assert.equal(res.status, 400);
+    assert.equal(res.headers['content-type'], JSON_CONTENT_TYPE);
+    assert.equal(res.headers['access-control-allow-origin'], '*');
+    const body = JSON.parse(res.body) as Record<string, unknown>;
+    assert.deepEqual(Object.keys(body), ['error']);
+    assert.equal(typeof body.error, 'string');
+  });
+});
+
+describe('CORS preflight: OPTIONS to any API path -> 204 with the cross-origin headers', () => {
+  const everyMethod = ['DELETE', 'GET', 'OPTIONS', 'POST', 'PUT'];
+  const rows = [
+    { path: '/api/users', requestMethod: 'POST', served: ['GET', 'OPTIONS', 'POST'], notServed: ['DELETE', 'PUT'] },
+    { path: '/api/users/1', requestMethod: 'PUT', served: ['DELETE', 'GET', 'OPTIONS', 'PUT'], notServed: ['POST'] },
+    { path: '/api/users/99999999999', requestMethod: 'DELETE', served: ['DELETE', 'GET', 'OPTIONS', 'PUT'], notServed: ['POST'] },
+    { path: '/api/unknown/path', requestMethod: 'GET', served: everyMethod, notServed: [] },
+    { path: '/api/users/abc', requestMethod: 'GET', served: everyMethod, notServed: [] },
+  ];
+  for (const { path, requestMethod, served, notServed } of rows) {
+    test(`OPTIONS ${path} -> 204 allowing ${served.join(', ')}, echoing the requested headers`, async () => {
+      const res = await request(service.baseUrl, 'OPTIONS', path, {
+        headers: {
+          origin: ORIGIN,
+          'access-control-request-method': requestMethod,
+          'access-control-request-headers': 'content-type,x-requested-with',
+        },
+      });
+      assert.equal(res.status, 204);
+      assert.equal(res.text, '');
+      assert.equal(res.headers.get('access-control-allow-origin'), '*');
+      const methods = methodList(res.headers.get('access-control-allow-methods'));
+      for (const method of served) assert.ok(methods.includes(method), `${method} allowed: ${methods}`);
+      for (const method of notServed) assert.ok(!methods.includes(method), `${method} not allowed: ${methods}`);
+      assert.deepEqual(methodList(res.headers.get('access-control-allow-headers')), ['content-type', 'x-requested-with']);
+      assert.match(res.headers.get('access-control-max-age') ?? '', /^[1-9]\d*$/);
+      assert.match(res.headers.get('vary') ?? '', /access-control-request-headers/i);
+    });
+  }
+
+  test('a preflight without Access-Control-Request-Headers still allows Content-Type', async () => {
+    const res = await request(service.baseUrl, 'OPTIONS', '/api/users', {
+      headers: { origin: ORIGIN, 'access-control-request-method': 'POST' },
+    });
+    assert.equal(res.status, 204);
+    assert.ok(methodList(res.headers.get('access-control-allow-headers')).map((h) => h.toLowerCase()).includes('content-type'));
+  });
+
+  test('a preflight asking for several headers in any case gets each of them back', async () => {
+    const res = await request(service.baseUrl, 'OPTIONS', '/api/users/2', {
+      headers: {
+        origin: ORIGIN,
+        'access-control-request-method': 'PUT',
+        'access-control-request-headers': 'Content-Type, Authorization, X-Custom-Header',
+      },
+    });
+    assert.equal(res.status, 204);
+    assert.deepEqual(
+      methodList(res.headers.get('access-control-allow-headers')).map((h) => h.toLowerCase()),
+      ['authorization', 'content-type', 'x-custom-header'],
+    );
+  });
+
+  test('a cross-origin POST after the preflight succeeds with Access-Control-Allow-Origin: *', async () => {
+    const res = await request(service.baseUrl, 'POST', '/api/users', {
+      json: { name: 'From afar', email: 'afar@example.com' },
+      headers: { origin: ORIGIN },
+    });
+    assert.equal(res.status, 201);
+    assert.equal(res.headers.get('access-control-allow-origin'), '*');
+  });
+});

@@ -1,0 +1,129 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { createTestDatabase, testServer, type TestDatabase } from '../helpers/database.js';
+import { request } from '../helpers/http.js';
+import { dbEnv, runScript, ServiceProcess } from './support/child.js';
+import { RawConnection } from './support/raw-http.js';
+
+let db: TestDatabase;
+before(async () => {
+  db = await createTestDatabase('shutdown');
+});
+after(() => db.drop());
+
+const PASSWORD = 'shutdown-secret-93kd';
+
+function chunk(data: string): string {
+  return `${Buffer.byteLength(data).toString(16)}\r\n${data}\r\n`;
+}
+
+/** Resolves with the exit, or rejects when the process is still running after the time. */
+function exitWithin(service: ServiceProcess, timeoutMs: number) {
+  return Promise.race([
+    service.exited,
+    new Promise<never>((_, reject) => setTimeout(() => reject(new Error('the process did not exit')), timeoutMs).unref()),
+  ]);
+}
+
+/**
+ * Polls until a connection attempt is refused. The 'shutting down' line is written just before the
+ * listener closes, so the first attempt may still race it.
+ */
+async function refusesConnections(port: number, timeoutMs = 5000): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    try {
+      (await RawConnection.open(port)).destroy();
+    } catch (error) {
+      return (error as NodeJS.ErrnoException).code === 'ECONNREFUSED';
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return false;
+}
+
+describe('graceful shutdown of src/main.ts', () => {
+  test('SIGTERM during a request: the request completes, new connections are refused, the process exits 0', async () => {
+    const service = new ServiceProcess({ ...dbEnv(db.config), PORT: '0', HOST: '127.0.0.1', ACCESS_PASSWORD: PASSWORD });
+    const connection = { current: undefined as RawConnection | undefined };
+    try {
+      const port = await service.port();
+      await service.logEntry('users table created and seeded');
+
+      const inFlight = await RawConnection.open(port);
+      connection.current = inFlight;
+      await inFlight.write(
+        'POST /api/users HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\n' +
+          'Transfer-Encoding: chunked\r\nExpect: 100-continue\r\n\r\n',
+      );
+      // 100 Continue: the server has the request and is waiting for its body.
+      assert.equal((await inFlight.response(0)).status, 100);
+      await inFlight.write(chunk('{"name":"In flight",'));
+
+      service.signal('SIGTERM');
+      assert.equal((await service.logEntry('shutting down')).signal, 'SIGTERM');
+      assert.ok(await refusesConnections(port), 'new connections are refused');
+
+      await inFlight.write(chunk('"email":"inflight@example.com"}') + '0\r\n\r\n');
+      const response = await inFlight.finalResponse();
+      assert.equal(response.status, 201);
+      assert.deepEqual(JSON.parse(response.body), { message: 'User created successfully' });
+      assert.equal(response.headers['connection'], 'close', 'the client is told the connection ends');
+      assert.ok(await inFlight.closedWithin(5000), 'the server closes the finished connection instead of keeping it alive');
+
+      const exit = await exitWithin(service, 15_000);
+      assert.deepEqual(exit, { code: 0, signal: null });
+      assert.deepEqual(
+        await db.query('SELECT name FROM users WHERE email = ?', ['inflight@example.com']),
+        [{ name: 'In flight' }],
+      );
+    } finally {
+      connection.current?.destroy();
+      await service.stop();
+    }
+  });
+
+  test('SIGINT when idle -> exit 0; without ACCESS_PASSWORD a generated password is printed once and works', async () => {
+    const service = new ServiceProcess({ ...dbEnv(db.config), PORT: '0', HOST: '127.0.0.1' });
+    try {
+      const port = await service.port();
+      await service.logEntry('users table found');
+      const generated = /Generated password for this run: (\S+)/.exec(service.stderr)?.[1];
+      assert.ok(generated, `the password is printed: ${service.stderr}`);
+      assert.match(service.stderr, /WARNING/);
+      assert.match(service.stderr, /changes on every start/);
+      assert.equal(service.stderr.split(generated).length - 1, 1, 'printed exactly once');
+
+      const baseUrl = `http://127.0.0.1:${port}`;
+      assert.equal((await request(baseUrl, 'GET', `/api/users?pwd=${encodeURIComponent(generated)}`)).status, 200);
+      assert.equal((await request(baseUrl, 'GET', '/api/users?pwd=wrong')).status, 401);
+
+      service.signal('SIGINT');
+      assert.deepEqual(await exitWithin(service, 15_000), { code: 0, signal: null });
+      assert.equal((await service.logEntry('shutting down')).signal, 'SIGINT');
+      assert.ok(!service.lines.some((line) => line.includes(generated)), 'the password is not in the log');
+    } finally {
+      await service.stop();
+    }
+  });
+});
+
+describe('an invalid configuration stops the start with one line naming the variable', () => {
+  const rows = [
+    { variable: 'PORT', value: 'abc' },
+    { variable: 'PORT', value: '70000' },
+    { variable: 'DB_PORT', value: 'x3306' },
+    { variable: 'DB_NAME', value: 'bad-name' },
+  ];
+  for (const { variable, value } of rows) {
+    test(`${variable}=${value} -> exit non-zero, one line on stderr naming ${variable}`, async () => {
+      const env = { ...dbEnv({ ...testServer, database: 'usvc_never_used' }), PORT: '0', ACCESS_PASSWORD: PASSWORD, [variable]: value };
+      const result = await runScript('src/main.ts', env);
+      assert.notEqual(result.code, 0);
+      const lines = result.stderr.trimEnd().split('\n');
+      assert.equal(lines.length, 1, `one line: ${result.stderr}`);
+      assert.match(lines[0]!, new RegExp(`\\b${variable}\\b`));
+      assert.equal(result.stdout, '', 'nothing started, nothing logged');
+    });
+  }
+});

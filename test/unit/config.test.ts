@@ -1,0 +1,82 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { ConfigError, loadConfig } from '../../src/config.js';
+
+describe('loadConfig: defaults', () => {
+  test('an empty environment gives the defaults of the spec', () => {
+    const config = loadConfig({});
+    assert.equal(config.port, 5000);
+    assert.equal(config.host, '0.0.0.0');
+    assert.deepEqual(config.db, { host: 'db', port: 3306, user: 'root', password: '', database: 'restapi' });
+  });
+
+  test('empty strings count as unset', () => {
+    const config = loadConfig({ PORT: '', HOST: '', DB_HOST: '', DB_PORT: '', DB_USER: '', DB_NAME: '' });
+    assert.equal(config.port, 5000);
+    assert.equal(config.host, '0.0.0.0');
+    assert.deepEqual(config.db, { host: 'db', port: 3306, user: 'root', password: '', database: 'restapi' });
+  });
+
+  test('every variable is read', () => {
+    const config = loadConfig({
+      PORT: '8080',
+      HOST: '127.0.0.1',
+      DB_HOST: 'mysql.internal',
+      DB_PORT: '3307',
+      DB_USER: 'app',
+      DB_PASSWORD: 's3cret',
+      DB_NAME: 'users_db',
+      ACCESS_PASSWORD: 'letmein',
+    });
+    assert.equal(config.port, 8080);
+    assert.equal(config.host, '127.0.0.1');
+    assert.deepEqual(config.db, { host: 'mysql.internal', port: 3307, user: 'app', password: 's3cret', database: 'users_db' });
+    assert.equal(config.accessPassword, 'letmein');
+    assert.equal(config.accessPasswordGenerated, false);
+  });
+
+  test('PORT=0 is accepted (the system picks a port)', () => {
+    assert.equal(loadConfig({ PORT: '0' }).port, 0);
+  });
+});
+
+describe('loadConfig: ACCESS_PASSWORD', () => {
+  for (const [label, env] of [['unset', {}], ['empty', { ACCESS_PASSWORD: '' }]] as const) {
+    test(`${label} -> a random password is generated, different on every start`, () => {
+      const first = loadConfig(env);
+      const second = loadConfig(env);
+      assert.equal(first.accessPasswordGenerated, true);
+      assert.ok(first.accessPassword.length >= 16, 'long enough not to be guessed');
+      assert.notEqual(first.accessPassword, second.accessPassword);
+    });
+  }
+});
+
+describe('loadConfig: invalid values -> ConfigError naming the variable', () => {
+  const rows: Array<[string, string]> = [
+    ['PORT', 'abc'],
+    ['PORT', '-1'],
+    ['PORT', '1.5'],
+    ['PORT', '65536'],
+    ['PORT', '5000abc'],
+    ['PORT', ' 5000'],
+    ['DB_PORT', 'x'],
+    ['DB_PORT', '99999'],
+    ['DB_NAME', 'bad-name'],
+    ['DB_NAME', 'users; DROP DATABASE x'],
+    ['DB_NAME', 'a`b'],
+    ['DB_NAME', 'n'.repeat(65)],
+  ];
+  for (const [variable, value] of rows) {
+    test(`${variable}=${JSON.stringify(value)} -> ConfigError mentioning ${variable}`, () => {
+      assert.throws(
+        () => loadConfig({ [variable]: value }),
+        (error: unknown) => error instanceof ConfigError && new RegExp(`\\b${variable}\\b`).test(error.message) && !error.message.includes('\n'),
+      );
+    });
+  }
+
+  test('a DB_NAME of letters, digits, _ and $ up to 64 characters is accepted', () => {
+    assert.equal(loadConfig({ DB_NAME: 'A_b$9'.padEnd(64, 'x') }).db.database, 'A_b$9'.padEnd(64, 'x'));
+  });
+});
