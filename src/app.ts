@@ -38,7 +38,7 @@ export function createApp(options: AppOptions): App {
   const { db, logger } = options;
   const tuning = options.poolTuning ?? defaultTuning;
   const pool = createPool(db, tuning);
-  const store = new UserStore(pool, tuning.operationTimeoutMs ?? defaultTuning.operationTimeoutMs);
+  const store = new UserStore(pool, tuning);
   let schemaReady = false;
   let closed = false;
   let retryTimer: NodeJS.Timeout | undefined;

@@ -15,6 +15,11 @@ export interface PoolTuning {
   operationTimeoutMs?: number;
   /** Idle connections are closed after this long, well before the server's wait_timeout drops them. */
   idleTimeoutMs?: number;
+  /**
+   * How many batches of one kind (reads by id, creates, updates) may run at once; while they run,
+   * further operations of that kind gather into the next batch.
+   */
+  batchesInFlight?: number;
   /** Tests only: the session wait_timeout, so that the server drops idle connections soon. */
   sessionWaitTimeoutSeconds?: number;
 }
@@ -25,6 +30,7 @@ export const defaultTuning = {
   connectTimeoutMs: 2000,
   operationTimeoutMs: 4000,
   idleTimeoutMs: 60_000,
+  batchesInFlight: 4,
 } satisfies PoolTuning;
 
 /**

@@ -1,7 +1,8 @@
 /**
  * Every SQL statement the service sends, in one place. Values always travel as parameters;
- * only identifiers validated at start-up (the database name, a generated table name) are
- * interpolated.
+ * only identifiers validated at start-up (the database name, a generated table name) and
+ * placeholder counts are interpolated. Batch statements are built once per size and reused,
+ * so each size is prepared once per connection.
  */
 export const sql = {
   listUsers: 'SELECT id, name, email, created_at FROM users ORDER BY id',
@@ -9,6 +10,21 @@ export const sql = {
   createUser: 'INSERT INTO users (name, email) VALUES (?, ?)',
   updateUser: 'UPDATE users SET name = ?, email = ? WHERE id = ?',
   deleteUser: 'DELETE FROM users WHERE id = ?',
+  /** `count` users by id; ids that match no row are simply absent from the result. */
+  getUsers: memoized((count) => `SELECT id, name, email, created_at FROM users WHERE id IN (${marks(count, '?')})`),
+  /** Which of `count` ids exist. */
+  findUserIds: memoized((count) => `SELECT id FROM users WHERE id IN (${marks(count, '?')})`),
+  /** `count` users in one statement: all are stored or none. Values: name, email per user. */
+  createUsers: memoized((count) => `INSERT INTO users (name, email) VALUES ${marks(count, '(?, ?)')}`),
+  /**
+   * `count` users replaced in one statement. Values: (id, name) per user, (id, email) per user,
+   * then the ids.
+   */
+  updateUsers: memoized(
+    (count) =>
+      `UPDATE users SET name = CASE id ${marks(count, 'WHEN ? THEN ?', ' ')} END, ` +
+      `email = CASE id ${marks(count, 'WHEN ? THEN ?', ' ')} END WHERE id IN (${marks(count, '?')})`,
+  ),
   ping: 'SELECT 1',
   useUtc: "SET time_zone = '+00:00'",
   setWaitTimeout: 'SET SESSION wait_timeout = ?',
@@ -18,3 +34,16 @@ export const sql = {
   renameTable: (from: string, to: string) => `RENAME TABLE \`${from}\` TO \`${to}\``,
   dropTable: (table: string) => `DROP TABLE IF EXISTS \`${table}\``,
 } as const;
+
+function marks(count: number, group: string, separator = ', '): string {
+  return Array.from({ length: count }, () => group).join(separator);
+}
+
+function memoized(build: (count: number) => string): (count: number) => string {
+  const built = new Map<number, string>();
+  return (count) => {
+    let statement = built.get(count);
+    if (statement === undefined) built.set(count, (statement = build(count)));
+    return statement;
+  };
+}

@@ -1,15 +1,17 @@
 import type { ServerResponse } from 'node:http';
 
-// Built once: every API response carries the same fixed headers.
-const jsonHeaders: ReadonlyArray<readonly [string, string]> = [
-  ['Content-Type', 'application/json; charset=utf-8'],
-  ['Access-Control-Allow-Origin', '*'],
-  ['X-Content-Type-Options', 'nosniff'],
-  ['Cache-Control', 'no-store'],
+// Built once: every API response carries the same fixed headers, passed to writeHead as one flat
+// array so Node stores them without a setHeader call (and its validation) per header.
+const jsonHeaders: readonly string[] = [
+  'Content-Type', 'application/json; charset=utf-8',
+  'Access-Control-Allow-Origin', '*',
+  'X-Content-Type-Options', 'nosniff',
+  'Cache-Control', 'no-store',
 ];
 
-export function applyJsonHeaders(res: ServerResponse): void {
-  for (const [name, value] of jsonHeaders) res.setHeader(name, value);
+/** Starts a JSON response whose length is not known yet (a streamed list). */
+export function writeJsonHead(res: ServerResponse, status: number): void {
+  res.writeHead(status, jsonHeaders as string[]);
 }
 
 /** Sends an already serialised JSON body; serialising first means a failure there can still become a clean 500. */
@@ -19,10 +21,9 @@ export function sendJson(
   body: string,
   extraHeaders?: Readonly<Record<string, string>>,
 ): void {
-  applyJsonHeaders(res);
-  if (extraHeaders) for (const name in extraHeaders) res.setHeader(name, extraHeaders[name]!);
-  res.setHeader('Content-Length', Buffer.byteLength(body));
-  res.writeHead(status);
+  const headers = jsonHeaders.concat('Content-Length', String(Buffer.byteLength(body)));
+  if (extraHeaders) for (const name in extraHeaders) headers.push(name, extraHeaders[name]!);
+  res.writeHead(status, headers);
   res.end(body);
 }
 

@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { StorageError } from '../http/errors.js';
-import { applyJsonHeaders } from '../http/respond.js';
+import { sendJson, writeJsonHead } from '../http/respond.js';
 import type { UserStore } from './store.js';
 import { userJson } from './user.js';
 
@@ -16,40 +16,30 @@ const CHUNK_CHARS = 64 * 1024;
 export function streamUserList(res: ServerResponse, store: UserStore): Promise<void> {
   return new Promise((resolve, reject) => {
     let pending = '[';
-    let rowCount = 0;
+    let separator = '';
     let started = false;
     let finished = false;
 
-    const flush = (): void => {
-      if (!started) {
-        started = true;
-        applyJsonHeaders(res);
-        res.writeHead(200);
-      }
-      const chunk = pending;
-      pending = '';
-      if (!res.write(chunk)) {
-        stream.pause();
-        res.once('drain', () => stream.resume());
-      }
-    };
-
     const stream = store.streamAll({
       row(row) {
-        pending += rowCount++ === 0 ? userJson(row) : `,${userJson(row)}`;
-        if (pending.length >= CHUNK_CHARS) flush();
+        pending += separator + userJson(row);
+        separator = ',';
+        if (pending.length < CHUNK_CHARS) return;
+        if (!started) {
+          started = true;
+          writeJsonHead(res, 200);
+        }
+        const chunk = pending;
+        pending = '';
+        if (!res.write(chunk)) {
+          stream.pause();
+          res.once('drain', () => stream.resume());
+        }
       },
       end() {
         finished = true;
-        pending += ']';
-        if (started) {
-          res.end(pending);
-        } else {
-          applyJsonHeaders(res);
-          res.setHeader('Content-Length', Buffer.byteLength(pending));
-          res.writeHead(200);
-          res.end(pending);
-        }
+        if (started) res.end(pending + ']');
+        else sendJson(res, 200, pending + ']');
         resolve();
       },
       fail(error: StorageError) {

@@ -2,16 +2,21 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { defaultTuning, type PoolTuning } from '../../src/db/pool.js';
 import { createTestDatabase } from '../helpers/database.js';
-import { startService, type RunningService } from '../helpers/service.js';
+import { startService, TEST_PASSWORD, type RunningService } from '../helpers/service.js';
 import { assertSucceeded, callBounded, everyOperation, type Operation } from './helpers/db-operations.js';
 import { pollUntil } from './helpers/db-poll.js';
 import { killSessions, serviceSessions } from './helpers/db-sessions.js';
 import { startTcpProxy } from './helpers/proxy-tcp.js';
 
-/** Concurrent reads, so the pool holds several open connections afterwards. */
+/**
+ * Concurrent listings and reads, so the pool holds several open connections afterwards (reads by
+ * id alone would share one batched statement, and so one connection).
+ */
 async function warmPool(service: RunningService): Promise<void> {
-  const reads = Array.from({ length: 12 }, () => callBounded(service.baseUrl, { rule: 'read', method: 'GET', path: '/api/users/1' }));
-  for (const res of await Promise.all(reads)) assert.equal(res.status, 200);
+  const list: Operation = { rule: 'list', method: 'GET', path: `/api/users?pwd=${TEST_PASSWORD}` };
+  const read: Operation = { rule: 'read', method: 'GET', path: '/api/users/1' };
+  const calls = Array.from({ length: 12 }, (_, i) => callBounded(service.baseUrl, i % 2 === 0 ? list : read));
+  for (const res of await Promise.all(calls)) assert.equal(res.status, 200);
 }
 
 /** One of each operation, one after the other, each required to succeed at the first attempt. */

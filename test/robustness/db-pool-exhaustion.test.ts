@@ -9,12 +9,16 @@ import { lockUsersTable, serviceSessions, sessionsWaitingForLock } from './helpe
 
 const CONNECTIONS = 2;
 
-/** A budget far above how long the test holds the table, so only the pool and its queue decide. */
+/**
+ * A budget far above how long the test holds the table, so only the pool and its queue decide;
+ * one batch of reads in flight per connection, so the reads that find both busy wait in the queue.
+ */
 const tuning = (queueLimit: number): PoolTuning => ({
   ...defaultTuning,
   connectionLimit: CONNECTIONS,
   queueLimit,
   operationTimeoutMs: 20_000,
+  batchesInFlight: CONNECTIONS,
 });
 
 const read = (id: number): Operation => ({ rule: 'read', method: 'GET', path: `/api/users/${id}` });
@@ -77,10 +81,14 @@ describe('more requests than database connections', () => {
       let results: ApiResponse[];
       try {
         const settled: ApiResponse[] = [];
-        const holding = sendAll(service, [read(1), read(2)], settled);
-        await pollUntil('both pool connections to wait on the lock', async () =>
-          (await sessionsWaitingForLock(service.db)).length === CONNECTIONS ? true : undefined,
-        );
+        // One at a time: reads arriving together would share one batch, and so one connection.
+        const holding: Array<Promise<ApiResponse>> = [];
+        for (let held = 1; held <= CONNECTIONS; held++) {
+          holding.push(...sendAll(service, [read(held)], settled));
+          await pollUntil(`${held} pool connection(s) to wait on the lock`, async () =>
+            (await sessionsWaitingForLock(service.db)).length === held ? true : undefined,
+          );
+        }
         const more = sendAll(service, Array.from({ length: queueLimit + extra }, (_, i) => read((i % 10) + 1)), settled);
         // The turned-away answers come back while the table is still locked: they did not wait.
         await pollUntil(`${extra} requests to be turned away`, () => (settled.length >= extra ? true : undefined));

@@ -1,0 +1,76 @@
+import { StorageError } from '../http/errors.js';
+
+/** Too much work is already waiting; carries the same message as mysql2's full pool queue. */
+export class QueueFullError extends Error {
+  constructor() {
+    super('Queue limit reached.');
+    this.name = 'QueueFullError';
+  }
+}
+
+export interface Pending<I, R> {
+  readonly item: I;
+  resolve(result: R): void;
+  reject(error: unknown): void;
+}
+
+/** Runs one batch; it must settle every entry it is given. A rejection rejects those left unsettled. */
+export type RunBatch<I, R> = (batch: ReadonlyArray<Pending<I, R>>) => Promise<void>;
+
+/**
+ * Gathers concurrent operations of one kind so they share a database round trip. Items submitted
+ * while fewer than `maxInFlight` batches run go out together at the end of the current I/O phase;
+ * while the limit is reached they wait, and the next batch takes all of them (up to `maxBatch`).
+ * Under light load a batch is a single item, so nothing waits that need not.
+ */
+export class Batcher<I, R> {
+  private waiting: Array<Pending<I, R>> = [];
+  private inFlight = 0;
+  private scheduled = false;
+
+  constructor(
+    private readonly run: RunBatch<I, R>,
+    private readonly maxInFlight: number,
+    private readonly maxBatch: number,
+    /** Items that may wait for a batch; beyond it submit fails at once with QueueFullError. */
+    private readonly maxWaiting: number,
+  ) {}
+
+  submit(item: I): Promise<R> {
+    if (this.waiting.length >= this.maxWaiting) return Promise.reject(new StorageError(new QueueFullError()));
+    return new Promise<R>((resolve, reject) => {
+      this.waiting.push({ item, resolve, reject });
+      this.schedule();
+    });
+  }
+
+  private schedule(): void {
+    if (this.scheduled || this.inFlight >= this.maxInFlight || this.waiting.length === 0) return;
+    this.scheduled = true;
+    setImmediate(this.flush);
+  }
+
+  private readonly flush = (): void => {
+    this.scheduled = false;
+    while (this.waiting.length > 0 && this.inFlight < this.maxInFlight) {
+      const batch = this.waiting.length <= this.maxBatch ? this.waiting : this.waiting.slice(0, this.maxBatch);
+      this.waiting = batch === this.waiting ? [] : this.waiting.slice(this.maxBatch);
+      this.inFlight++;
+      this.run(batch)
+        .catch((error: unknown) => {
+          for (const pending of batch) pending.reject(error);
+        })
+        .finally(() => {
+          this.inFlight--;
+          this.schedule();
+        });
+    }
+  };
+}
+
+/** The smallest power of two at least `count`: batch statements come in few shapes, so few are prepared. */
+export function paddedSize(count: number): number {
+  let size = 1;
+  while (size < count) size *= 2;
+  return size;
+}

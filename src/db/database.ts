@@ -1,0 +1,201 @@
+import type { Pool, PoolConnection, ResultSetHeader } from 'mysql2';
+import { StorageError } from '../http/errors.js';
+import { acquire, Deadline, DatabaseTimeoutError, execute, isConnectionLost, ping } from './deadline.js';
+
+/** Receives the rows of a streamed query one at a time; `pause`/`resume` carry the consumer's backpressure. */
+export interface RowSink<Row> {
+  row(row: Row): void;
+  end(): void;
+  /** Called at most once, instead of `end`. `rowsSent` tells whether anything was delivered before. */
+  fail(error: StorageError, rowsSent: number): void;
+}
+
+export interface RowStream {
+  pause(): void;
+  resume(): void;
+  abort(): void;
+}
+
+/**
+ * Statements on the pool, each bounded by one time budget (waiting for a connection included).
+ * Reads broken by a lost connection are repeated once; writes never are, since they may have
+ * been applied, but run only on a connection that has just answered a ping. Every failure is a
+ * StorageError.
+ */
+export class Database {
+  constructor(
+    private readonly pool: Pool,
+    private readonly budgetMs: number,
+  ) {}
+
+  async read<T>(statement: string, values: unknown[]): Promise<T> {
+    const deadline = new Deadline(this.budgetMs);
+    try {
+      const connection = await this.connectionFor(false, deadline);
+      try {
+        const rows = await execute<T>(connection, statement, values, deadline);
+        connection.release();
+        return rows;
+      } catch (error) {
+        giveBack(connection, error);
+        if (!isConnectionLost(error)) throw error;
+      }
+      return await this.runOn<T>(true, statement, values, deadline);
+    } catch (error) {
+      throw new StorageError(error);
+    }
+  }
+
+  async write(statement: string, values: unknown[]): Promise<ResultSetHeader> {
+    try {
+      return await this.runOn<ResultSetHeader>(true, statement, values, new Deadline(this.budgetMs));
+    } catch (error) {
+      throw new StorageError(error);
+    }
+  }
+
+  /**
+   * Streams a query's rows to the sink on one connection, without buffering the result. The
+   * database may fall silent for at most the budget (pauses the sink asked for do not count); a
+   * connection lost before the first row is retried once, like any read.
+   */
+  stream<Row>(statement: string, sink: RowSink<Row>): RowStream {
+    const deadline = new Deadline(this.budgetMs);
+    let current: PoolConnection | undefined;
+    let stopped = false;
+    let paused = false;
+    let rowsSent = 0;
+    let rowsAtLastCheck = 0;
+    let watchdog: NodeJS.Timeout | undefined;
+    let onSilence = (): void => {};
+
+    const fail = (error: unknown): void => {
+      if (stopped) return;
+      stopped = true;
+      clearTimeout(watchdog);
+      sink.fail(new StorageError(error), rowsSent);
+    };
+    // One timer per budget, not per row: silence is a whole budget without a new row.
+    const watch = (): void => {
+      clearTimeout(watchdog);
+      if (paused || stopped || !current) return;
+      rowsAtLastCheck = rowsSent;
+      watchdog = setTimeout(check, rowsSent === 0 ? deadline.remainingMs() : this.budgetMs);
+    };
+    const check = (): void => {
+      if (paused || stopped) return;
+      if (rowsSent === rowsAtLastCheck) onSilence();
+      else watch();
+    };
+
+    const attempt = (validate: boolean, mayRetry: boolean): void => {
+      this.connectionFor(validate, deadline).then((conn) => {
+        if (stopped) return conn.release();
+        current = conn;
+        let over = false;
+        const finish = (broken: boolean): void => {
+          over = true;
+          clearTimeout(watchdog);
+          conn.off('error', onLost);
+          current = undefined;
+          if (broken) conn.destroy();
+          else conn.release();
+        };
+        // A lost connection is reported on the connection, not on a query that has no callback.
+        const onLost = (error: Error): void => {
+          if (over) return;
+          finish(true);
+          if (mayRetry && rowsSent === 0 && !stopped && isConnectionLost(error)) attempt(true, false);
+          else fail(error);
+        };
+        onSilence = () => {
+          if (over) return;
+          finish(true);
+          fail(new DatabaseTimeoutError('The database stopped sending rows'));
+        };
+        conn.on('error', onLost);
+        watch();
+        conn
+          .query(statement)
+          .on('result', (row) => {
+            if (over || stopped) return;
+            rowsSent++;
+            sink.row(row as Row);
+          })
+          // A statement error leaves the connection usable: the 'end' that follows releases it.
+          .on('error', (error: Error) => (isConnectionLost(error) ? onLost(error) : fail(error)))
+          .on('end', () => {
+            if (over) return;
+            finish(false);
+            if (stopped) return;
+            stopped = true;
+            sink.end();
+          });
+      }, fail);
+    };
+    attempt(false, true);
+
+    return {
+      pause: () => {
+        paused = true;
+        clearTimeout(watchdog);
+        current?.pause();
+      },
+      resume: () => {
+        paused = false;
+        current?.resume();
+        watch();
+      },
+      abort: () => {
+        stopped = true;
+        clearTimeout(watchdog);
+        // The query may still be sending rows: the connection cannot be reused, so it goes.
+        current?.destroy();
+      },
+    };
+  }
+
+  private async runOn<T>(validate: boolean, statement: string, values: unknown[], deadline: Deadline): Promise<T> {
+    const connection = await this.connectionFor(validate, deadline);
+    try {
+      const result = await execute<T>(connection, statement, values, deadline);
+      connection.release();
+      return result;
+    } catch (error) {
+      giveBack(connection, error);
+      throw error;
+    }
+  }
+
+  /** A pooled connection; when `validate`, one that answered a ping, skipping dead ones until the deadline. */
+  private async connectionFor(validate: boolean, deadline: Deadline): Promise<PoolConnection> {
+    for (;;) {
+      const connection = await acquire(this.pool, deadline);
+      if (!validate) return connection;
+      try {
+        await ping(connection, deadline);
+        return connection;
+      } catch (error) {
+        giveBack(connection, error);
+        if (!isConnectionLost(error)) throw error;
+      }
+    }
+  }
+}
+
+/**
+ * True when the server refused the statement itself (a constraint, a value it would not store):
+ * a single statement that fails so has changed nothing. Lost connections and timeouts leave the
+ * outcome unknown.
+ */
+export function wasRefusedByServer(error: unknown): boolean {
+  const cause = error instanceof StorageError ? error.cause : error;
+  const fromServer = typeof (cause as { sqlState?: unknown } | null)?.sqlState === 'string';
+  return fromServer && !(cause instanceof DatabaseTimeoutError) && !isConnectionLost(cause);
+}
+
+/** Back to the pool, unless the connection broke: then it is destroyed, so it is never handed out again. */
+function giveBack(connection: PoolConnection, error: unknown): void {
+  if (isConnectionLost(error)) connection.destroy();
+  else connection.release();
+}
