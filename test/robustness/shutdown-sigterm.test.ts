@@ -91,14 +91,19 @@ describe('SIGTERM during load', () => {
     // Requests held deterministically in flight: the table is locked, so each waits inside the service.
     lock = await lockUsersTable(db.config);
     const keepAlive = new Agent({ keepAlive: true });
-    const inFlight = Array.from({ length: IN_FLIGHT }, (_, i) =>
-      i % 2 === 0
-        ? send(baseUrl, 'POST', '/api/users', keepAlive, { name: `In flight ${i}`, email: `inflight-${i}@example.com` })
-        : send(baseUrl, 'GET', `/api/users/${i}`, keepAlive),
-    );
-    await pollUntil(`${IN_FLIGHT} requests to wait on the table lock`, async () =>
-      (await sessionsWaitingForLock(db)).length === IN_FLIGHT ? true : undefined,
-    );
+    // One at a time, each seen waiting before the next: requests arriving together would share
+    // one batched statement, and the test must know every one of them is inside the service.
+    const inFlight: Array<Promise<Answer>> = [];
+    for (let i = 0; i < IN_FLIGHT; i++) {
+      inFlight.push(
+        i % 2 === 0
+          ? send(baseUrl, 'POST', '/api/users', keepAlive, { name: `In flight ${i}`, email: `inflight-${i}@example.com` })
+          : send(baseUrl, 'GET', `/api/users/${i}`, keepAlive),
+      );
+      await pollUntil(`${i + 1} requests to wait on the table lock`, async () =>
+        (await sessionsWaitingForLock(db)).length === i + 1 ? true : undefined,
+      );
+    }
 
     service.child.kill('SIGTERM');
     await pollUntil('the service to start shutting down', () =>
