@@ -2,7 +2,6 @@ import type { ServerResponse } from 'node:http';
 import type { StorageError } from '../http/errors.js';
 import { sendJson, writeJsonHead } from '../http/respond.js';
 import type { UserStore } from './store.js';
-import { userJson } from './user.js';
 
 /** Rows are gathered into chunks of about this size before they are written. */
 const CHUNK_CHARS = 64 * 1024;
@@ -20,9 +19,9 @@ export function streamUserList(res: ServerResponse, store: UserStore): Promise<v
     let started = false;
     let finished = false;
 
-    const stream = store.streamAll({
+    const stream = store.streamAllAsJson({
       row(row) {
-        pending += separator + userJson(row);
+        pending += separator + row.json;
         separator = ',';
         if (pending.length < CHUNK_CHARS) return;
         if (!started) {

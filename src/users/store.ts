@@ -60,9 +60,9 @@ export class UserStore {
     await this.db.read(sql.ping, []);
   }
 
-  /** Every user in id order, streamed: the table is never held in memory. */
-  streamAll(sink: RowSink<UserRow>): RowStream {
-    return this.db.stream(sql.listUsers, sink);
+  /** Every user in id order as JSON text, streamed: the table is never held in memory. */
+  streamAllAsJson(sink: RowSink<{ json: string }>): RowStream {
+    return this.db.stream(sql.listUsersAsJson, sink);
   }
 
   private async readBatch(batch: ReadonlyArray<Pending<number, UserRow | undefined>>): Promise<void> {

@@ -12,14 +12,15 @@ export interface UserRow {
   id: number;
   name: string;
   email: string;
-  created_at: string;
+  created_at: string | null;
 }
 
-export function isoTimestamp(mysqlUtc: string): string {
-  return `${mysqlUtc.slice(0, 10)}T${mysqlUtc.slice(11, 19)}.000Z`;
+export function timestampJson(mysqlUtc: string | null): string {
+  return mysqlUtc === null ? 'null' : `"${mysqlUtc.slice(0, 10)}T${mysqlUtc.slice(11, 19)}.000Z"`;
 }
 
 // The shape is fixed, so the object is written directly rather than built and stringified.
+// sql.listUsersAsJson writes the same text on the database side.
 export function userJson(row: UserRow): string {
-  return `{"id":${row.id},"name":${JSON.stringify(row.name)},"email":${JSON.stringify(row.email)},"created_at":"${isoTimestamp(row.created_at)}"}`;
+  return `{"id":${row.id},"name":${JSON.stringify(row.name)},"email":${JSON.stringify(row.email)},"created_at":${timestampJson(row.created_at)}}`;
 }

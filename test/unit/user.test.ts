@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { isoTimestamp, userJson } from '../../src/users/user.js';
+import { timestampJson, userJson } from '../../src/users/user.js';
 
 describe('user rows as JSON', () => {
-  test('a MySQL UTC datetime string becomes ISO 8601 UTC with milliseconds', () => {
-    assert.equal(isoTimestamp('2026-11-22 01:25:36'), '2026-11-22T01:25:36.000Z');
+  test('a MySQL UTC datetime string becomes an ISO 8601 UTC JSON string with milliseconds; NULL becomes null', () => {
+    assert.equal(timestampJson('2026-11-22 01:25:36'), '"2026-11-22T01:25:36.000Z"');
+    assert.equal(timestampJson(null), 'null');
   });
 
   test('userJson writes id, name, email, created_at in that order, escaping the strings', () => {

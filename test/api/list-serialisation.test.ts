@@ -1,0 +1,49 @@
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { request } from '../helpers/http.js';
+import { startService, TEST_PASSWORD, type RunningService } from '../helpers/service.js';
+
+let service: RunningService;
+before(async () => {
+  service = await startService('listjson');
+});
+after(() => service.close());
+
+// Stored directly, so values the API itself would refuse (control characters) are covered too.
+const awkward = [
+  'quote " and backslash \\',
+  'tab\tnewline\nreturn\rbell\u0007nul\u0000',
+  'emoji 😀 CJK 漢字 combining e\u0301',
+  'separators \u2028 \u2029 slash / </script>',
+  "'; DROP TABLE users; --",
+];
+
+test('the list (serialised by the database) and GET by id (serialised by the service) give the same user objects', async () => {
+  for (const text of awkward) {
+    await service.db.query('INSERT INTO users (name, email) VALUES (?, ?)', [text, `${text}@x`]);
+  }
+  const list = await request(service.baseUrl, 'GET', `/api/users?pwd=${TEST_PASSWORD}`);
+  assert.equal(list.status, 200);
+  const users = list.json as Array<{ id: number; name: string }>;
+  assert.deepEqual(users.slice(10).map((user) => user.name), awkward);
+  for (const user of users) {
+    const one = await request(service.baseUrl, 'GET', `/api/users/${user.id}`);
+    assert.deepEqual(one.json, user, `user ${user.id}`);
+  }
+});
+
+test('a NULL created_at (possible on MySQL 8 when written by other clients) is null in both, not an error', async () => {
+  const column = await service.db.query<Array<{ IS_NULLABLE: string }>>(
+    "SELECT IS_NULLABLE FROM information_schema.columns WHERE table_schema = DATABASE() AND table_name = 'users' AND column_name = 'created_at'",
+  );
+  if (column[0]?.IS_NULLABLE !== 'YES') await service.db.query('ALTER TABLE users MODIFY created_at TIMESTAMP NULL DEFAULT CURRENT_TIMESTAMP');
+  const inserted = await service.db.query<{ insertId: number }>(
+    'INSERT INTO users (name, email, created_at) VALUES (?, ?, NULL)',
+    ['No Time', 'none@x'],
+  );
+  const one = await request(service.baseUrl, 'GET', `/api/users/${inserted.insertId}`);
+  assert.equal(one.status, 200);
+  assert.equal((one.json as { created_at: unknown }).created_at, null);
+  const list = await request(service.baseUrl, 'GET', `/api/users?pwd=${TEST_PASSWORD}`);
+  assert.deepEqual((list.json as Array<{ id: number }>).find((user) => user.id === inserted.insertId), one.json);
+});
