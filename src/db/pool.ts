@@ -30,7 +30,7 @@ export const defaultTuning = {
   connectTimeoutMs: 2000,
   operationTimeoutMs: 4000,
   idleTimeoutMs: 60_000,
-  batchesInFlight: 4,
+  batchesInFlight: 2,
 } satisfies PoolTuning;
 
 /**

@@ -86,12 +86,12 @@ export function createHttpServer({ router, logger, limits = serverLimits }: Http
     inFlight.add(res);
     res.once('close', () => {
       inFlight.delete(res);
-      logger.info('request', {
-        method: req.method,
-        path: redactTarget(path, query),
-        status: res.writableFinished ? res.statusCode : 'aborted',
-        durationMs: Math.round((performance.now() - started) * 10) / 10,
-      });
+      logger.request(
+        req.method ?? '',
+        redactTarget(path, query),
+        res.writableFinished ? res.statusCode : 'aborted',
+        Math.round((performance.now() - started) * 10) / 10,
+      );
     });
     if (draining) res.setHeader('Connection', 'close');
     // Node's own answer to this is a bare 400, so its check is off and this one answers in JSON.
