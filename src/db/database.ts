@@ -19,13 +19,17 @@ export interface RowStream {
 /**
  * Statements on the pool, each bounded by one time budget (waiting for a connection included).
  * Reads broken by a lost connection are repeated once; writes never are, since they may have
- * been applied, but run only on a connection that has just answered a ping. Every failure is a
- * StorageError.
+ * been applied, but run only on a connection that answered recently or answers a ping first.
+ * Every failure is a StorageError.
  */
 export class Database {
+  /** When each connection last answered: one that answered within `trustMs` is not pinged again. */
+  private readonly lastAnswer = new WeakMap<PoolConnection, number>();
+
   constructor(
     private readonly pool: Pool,
     private readonly budgetMs: number,
+    private readonly trustMs: number,
   ) {}
 
   async read<T>(statement: string, values: unknown[]): Promise<T> {
@@ -34,7 +38,7 @@ export class Database {
       const connection = await this.connectionFor(false, deadline);
       try {
         const rows = await execute<T>(connection, statement, values, deadline);
-        connection.release();
+        this.giveBackAnswered(connection);
         return rows;
       } catch (error) {
         giveBack(connection, error);
@@ -159,7 +163,7 @@ export class Database {
     const connection = await this.connectionFor(validate, deadline);
     try {
       const result = await execute<T>(connection, statement, values, deadline);
-      connection.release();
+      this.giveBackAnswered(connection);
       return result;
     } catch (error) {
       giveBack(connection, error);
@@ -167,11 +171,21 @@ export class Database {
     }
   }
 
-  /** A pooled connection; when `validate`, one that answered a ping, skipping dead ones until the deadline. */
+  private giveBackAnswered(connection: PoolConnection): void {
+    this.lastAnswer.set(connection, performance.now());
+    connection.release();
+  }
+
+  /**
+   * A pooled connection; when `validate`, one known to be alive: it answered within `trustMs`, or
+   * it answers a ping now. Dead ones are skipped until the deadline.
+   */
   private async connectionFor(validate: boolean, deadline: Deadline): Promise<PoolConnection> {
     for (;;) {
       const connection = await acquire(this.pool, deadline);
-      if (!validate) return connection;
+      if (!validate || performance.now() - (this.lastAnswer.get(connection) ?? -Infinity) < this.trustMs) {
+        return connection;
+      }
       try {
         await ping(connection, deadline);
         return connection;

@@ -20,6 +20,12 @@ export interface PoolTuning {
    * further operations of that kind gather into the next batch.
    */
   batchesInFlight?: number;
+  /**
+   * A connection that answered within this many ms is trusted for a write without a ping first.
+   * Servers that kill or time out a connection say so on the socket, and the pool drops it; only a
+   * connection cut silently (no FIN, no RST) within this window can fail a write, with a 500.
+   */
+  trustAnsweredWithinMs?: number;
   /** Tests only: the session wait_timeout, so that the server drops idle connections soon. */
   sessionWaitTimeoutSeconds?: number;
 }
@@ -31,6 +37,7 @@ export const defaultTuning = {
   operationTimeoutMs: 4000,
   idleTimeoutMs: 60_000,
   batchesInFlight: 2,
+  trustAnsweredWithinMs: 1000,
 } satisfies PoolTuning;
 
 /**

@@ -29,7 +29,11 @@ export class UserStore {
   private readonly updates: Batcher<UserUpdate, boolean>;
 
   constructor(pool: Pool, tuning: PoolTuning = defaultTuning) {
-    this.db = new Database(pool, tuning.operationTimeoutMs ?? defaultTuning.operationTimeoutMs);
+    this.db = new Database(
+      pool,
+      tuning.operationTimeoutMs ?? defaultTuning.operationTimeoutMs,
+      tuning.trustAnsweredWithinMs ?? defaultTuning.trustAnsweredWithinMs,
+    );
     const inFlight = tuning.batchesInFlight ?? defaultTuning.batchesInFlight;
     const waiting = tuning.queueLimit;
     this.reads = new Batcher((batch) => this.readBatch(batch), inFlight, MAX_BATCH, waiting);
