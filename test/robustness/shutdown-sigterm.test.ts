@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { Agent, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { after, before, describe, test } from 'node:test';
+import { defaultTuning } from '../../src/db/pool.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { spawnService, type ChildService } from './helpers/db-child-service.js';
 import { pollUntil } from './helpers/db-poll.js';
@@ -8,7 +9,8 @@ import { lockUsersTable, sessionsWaitingForLock, type TableLock } from './helper
 
 /** SHUTDOWN_DRAIN_MS in src/main.ts: in-flight requests get this long before they are cut. */
 const DRAIN_DEADLINE_MS = 10_000;
-const IN_FLIGHT = 8;
+/** Creates and reads alternate: each kind reaches the database as batchesInFlight separate statements. */
+const IN_FLIGHT = 2 * defaultTuning.batchesInFlight;
 const LOAD_WORKERS = 4;
 
 interface Answer {
