@@ -25,8 +25,8 @@ export interface MemoryReport {
 }
 
 /**
- * Loads `rows` users, then lists them once through mysql2 alone and once through the service,
- * reporting time and peak RSS of each process. Writes bench/results/memory-latest.json.
+ * Loads `rows` users, then lists them three times through mysql2 alone and three times through
+ * the service, alternating, reporting the median time and the highest peak RSS of each process. Writes bench/results/memory-latest.json.
  */
 export async function runMemory(options: BenchOptions): Promise<void> {
   const db = await createBenchDatabase();
@@ -39,30 +39,43 @@ export async function runMemory(options: BenchOptions): Promise<void> {
   await db.resetUsers(options.rows);
   const loadSeconds = (performance.now() - loadStarted) / 1000;
 
-  progress('mysql2 stream without HTTP');
-  const mysqlStream = await streamDirect(db.config, options.rows);
-
-  progress('GET /api/users through the service');
-  const before = readProcessMemory(service.pid);
-  // Without the reset, VmHWM would also cover whatever start-up needed.
-  const peakCoversRequestOnly = resetPeakRss(service.pid);
-  const cpuBefore = readCpuSeconds(service.pid);
-  const fetched = await fetchList(`${service.baseUrl}/api/users?pwd=${encodeURIComponent(password)}`, options.rows);
-  const cpuSeconds = readCpuSeconds(service.pid) - cpuBefore;
-  const after = readProcessMemory(service.pid);
+  // Alternating runs, each side's median reported: one listing alone is at the mercy of a noisy machine.
+  const directRuns: DirectStream[] = [];
+  const serviceRuns: Array<MemoryReport['service']> = [];
+  for (let run = 1; run <= LISTING_RUNS; run++) {
+    progress(`mysql2 stream without HTTP (${run}/${LISTING_RUNS})`);
+    directRuns.push(await streamDirect(db.config, options.rows));
+    progress(`GET /api/users through the service (${run}/${LISTING_RUNS})`);
+    const before = readProcessMemory(service.pid);
+    // Without the reset, VmHWM would also cover whatever start-up needed.
+    const peakCoversRequestOnly = resetPeakRss(service.pid);
+    const cpuBefore = readCpuSeconds(service.pid);
+    const fetched = await fetchList(`${service.baseUrl}/api/users?pwd=${encodeURIComponent(password)}`, options.rows);
+    const cpuSeconds = readCpuSeconds(service.pid) - cpuBefore;
+    const after = readProcessMemory(service.pid);
+    serviceRuns.push({ ...fetched, cpuSeconds, rssBeforeMb: before.rssMb, peakRssMb: after.peakRssMb, peakCoversRequestOnly });
+  }
   await service.stop();
+  const mysqlStream = median(directRuns);
+  const fetched = { ...median(serviceRuns), peakRssMb: Math.max(...serviceRuns.map((run) => run.peakRssMb)) };
 
   const report: MemoryReport = {
     date: new Date().toISOString(),
     machine: describeMachine(await db.serverVersion()),
     rows: options.rows,
     loadSeconds,
-    service: { ...fetched, cpuSeconds, rssBeforeMb: before.rssMb, peakRssMb: after.peakRssMb, peakCoversRequestOnly },
+    service: fetched,
     mysqlStream,
     timeRatio: fetched.seconds / mysqlStream.seconds,
   };
   console.log(memoryTable(report));
   progress(`results written to ${await writeResults('memory-latest.json', report)}`);
+}
+
+const LISTING_RUNS = 3;
+
+function median<T extends { seconds: number }>(runs: T[]): T {
+  return [...runs].sort((a, b) => a.seconds - b.seconds)[Math.floor(runs.length / 2)]!;
 }
 
 async function streamDirect(db: DbConfig, rows: number): Promise<DirectStream> {

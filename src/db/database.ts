@@ -120,7 +120,7 @@ export class Database {
         conn.on('error', onLost);
         watch();
         conn
-          .query(statement)
+          .execute(statement)
           .on('result', (row) => {
             if (over || stopped) return;
             rowsSent++;
