@@ -34,7 +34,8 @@ export const sql = {
       `UPDATE users SET name = CASE id ${marks(count, 'WHEN ? THEN ?', ' ')} END, ` +
       `email = CASE id ${marks(count, 'WHEN ? THEN ?', ' ')} END WHERE id IN (${marks(count, '?')})`,
   ),
-  ping: 'SELECT 1',
+  /** Readiness: the database answers and the users table is there. */
+  ping: 'SELECT 1 FROM users LIMIT 1',
   useUtc: "SET time_zone = '+00:00'",
   setWaitTimeout: 'SET SESSION wait_timeout = ?',
   createDatabase: (database: string) =>
