@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { request, type ApiResponse } from '../helpers/http.js';
+import { portOf, request, type ApiResponse } from '../helpers/http.js';
+import { RawConnection } from '../helpers/raw-connection.js';
 import { startService, type RunningService } from '../helpers/service.js';
 import { assertErrorBody, idByEmail, tableSnapshot, usersFromDatabase } from './support/contract.js';
-import { portOf, RawConnection } from './support/raw-http.js';
 
 let service: RunningService;
 before(async () => {
@@ -213,7 +213,7 @@ describe('body size: more than 1 MiB -> 413 without reading the rest', () => {
     assert.equal(res.status, 413);
     assert.equal(res.headers['content-type'], 'application/json; charset=utf-8');
     assert.equal(res.headers['access-control-allow-origin'], '*');
-    const body = JSON.parse(res.body) as Record<string, unknown>;
+    const body = JSON.parse(res.text) as Record<string, unknown>;
     assert.deepEqual(Object.keys(body), ['error']);
     assert.equal(typeof body.error, 'string');
     assert.equal(res.headers['connection'], 'close');
@@ -283,7 +283,7 @@ describe('body size: more than 1 MiB -> 413 without reading the rest', () => {
       }
       await connection.write('0\r\n\r\n');
       const res = await connection.finalResponse();
-      assert.equal(res.status, 201, res.body);
+      assert.equal(res.status, 201, res.text);
       await idByEmail(service.db, 'exact-chunked@example.com');
     } finally {
       connection.destroy();

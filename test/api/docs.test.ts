@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { request } from '../helpers/http.js';
+import { portOf, request } from '../helpers/http.js';
+import { rawExchange } from '../helpers/raw-exchange.js';
+import { literalRequest } from '../helpers/raw-request.js';
 import { startService, type RunningService } from '../helpers/service.js';
-import { portOf, rawRequest } from './support/raw-http.js';
 
 let service: RunningService;
 before(async () => {
@@ -99,9 +100,9 @@ describe('no path traversal out of the Swagger UI folder', () => {
   for (const target of attempts) {
     test(`GET ${target} -> 404, no file content`, async () => {
       // Raw HTTP: fetch and URL would resolve the dots before sending.
-      const res = await rawRequest(portOf(service.baseUrl), `GET ${target} HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n`);
+      const res = await rawExchange(portOf(service.baseUrl), literalRequest(`GET ${target} HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n`));
       assert.equal(res.status, 404);
-      assert.deepEqual(JSON.parse(res.body), { error: 'Not found' });
+      assert.deepEqual(JSON.parse(res.text), { error: 'Not found' });
     });
   }
 });

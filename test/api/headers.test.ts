@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { request } from '../helpers/http.js';
+import { portOf, request } from '../helpers/http.js';
+import { rawExchange } from '../helpers/raw-exchange.js';
+import { literalRequest } from '../helpers/raw-request.js';
 import { startService, TEST_PASSWORD, type RunningService } from '../helpers/service.js';
 import { assertErrorBody, JSON_CONTENT_TYPE, methodList } from './support/contract.js';
-import { portOf, rawRequest } from './support/raw-http.js';
 
 let service: RunningService;
 before(async () => {
@@ -52,11 +53,11 @@ describe('every API response is JSON in UTF-8 and allows any origin', () => {
   }
 
   test('a request the HTTP parser rejects -> 400 JSON error with Access-Control-Allow-Origin: *', async () => {
-    const res = await rawRequest(portOf(service.baseUrl), 'GET /api/users/1 HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n');
+    const res = await rawExchange(portOf(service.baseUrl), literalRequest('GET /api/users/1 HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n'));
     assert.equal(res.status, 400);
     assert.equal(res.headers['content-type'], JSON_CONTENT_TYPE);
     assert.equal(res.headers['access-control-allow-origin'], '*');
-    const body = JSON.parse(res.body) as Record<string, unknown>;
+    const body = JSON.parse(res.text) as Record<string, unknown>;
     assert.deepEqual(Object.keys(body), ['error']);
     assert.equal(typeof body.error, 'string');
   });

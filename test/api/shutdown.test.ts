@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { dbEnv, runScript } from '../helpers/child-process.js';
 import { createTestDatabase, testServer, type TestDatabase } from '../helpers/database.js';
 import { request } from '../helpers/http.js';
-import { dbEnv, runScript, ServiceProcess } from './support/child.js';
-import { RawConnection } from './support/raw-http.js';
+import { RawConnection } from '../helpers/raw-connection.js';
+import { ServiceProcess } from '../helpers/service-process.js';
 
 let db: TestDatabase;
 before(async () => {
@@ -67,7 +68,7 @@ describe('graceful shutdown of src/main.ts', () => {
       await inFlight.write(chunk('"email":"inflight@example.com"}') + '0\r\n\r\n');
       const response = await inFlight.finalResponse();
       assert.equal(response.status, 201);
-      assert.deepEqual(JSON.parse(response.body), { message: 'User created successfully' });
+      assert.deepEqual(JSON.parse(response.text), { message: 'User created successfully' });
       assert.equal(response.headers['connection'], 'close', 'the client is told the connection ends');
       assert.ok(await inFlight.closedWithin(5000), 'the server closes the finished connection instead of keeping it alive');
 

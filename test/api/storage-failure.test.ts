@@ -5,8 +5,8 @@ import { createLogger } from '../../src/log.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { request, type ApiResponse } from '../helpers/http.js';
 import { startService, TEST_PASSWORD, type RunningService } from '../helpers/service.js';
+import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
 import { assertErrorBody, tableSnapshot } from './support/contract.js';
-import { startTcpProxy, type TcpProxy } from './support/tcp-proxy.js';
 
 /** What a client must never see in a 500: SQL, table internals, stack frames, driver codes. */
 const LEAKS = /select|insert|update |delete from|users_away|doesn't exist|ER_|errno|\bat .*\(|\.ts:\d|node_modules|ECONN/i;
@@ -102,7 +102,7 @@ describe('the database unreachable: /readyz 503, /healthz 200, operations 500; b
   let service: RunningService;
   before(async () => {
     db = await createTestDatabase('unreachable');
-    proxy = await startTcpProxy(db.config.host, db.config.port);
+    proxy = await startTcpProxy({ host: db.config.host, port: db.config.port });
     service = await startService('unreachable', { db: { ...db, config: { ...db.config, host: '127.0.0.1', port: proxy.port } } });
   });
   after(async () => {
@@ -119,7 +119,7 @@ describe('the database unreachable: /readyz 503, /healthz 200, operations 500; b
   });
 
   test('database cut off: /readyz 503 JSON error, /healthz 200, reads and writes 500; restored: /readyz 200, requests succeed', async () => {
-    proxy.cut();
+    await proxy.setMode('refuse');
     try {
       const notReady = await request(service.baseUrl, 'GET', '/readyz');
       assert.equal(notReady.status, 503);
@@ -127,7 +127,7 @@ describe('the database unreachable: /readyz 503, /healthz 200, operations 500; b
       assert.equal((await request(service.baseUrl, 'GET', '/healthz')).status, 200);
       for (const op of operations) assertShortStorageError(await call(service, op));
     } finally {
-      proxy.restore();
+      await proxy.setMode('forward');
     }
     assert.ok(
       await eventually(async () => (await request(service.baseUrl, 'GET', '/readyz')).status === 200),
@@ -142,8 +142,7 @@ describe('the database unreachable: /readyz 503, /healthz 200, operations 500; b
 
 describe('/readyz before the schema is in place', () => {
   test('a service that cannot reach its database at start -> /readyz 503, /healthz 200, the retries are logged', async () => {
-    const proxy = await startTcpProxy('127.0.0.1', 1);
-    proxy.cut();
+    const proxy = await startTcpProxy({ host: '127.0.0.1', port: 1 }, 'refuse');
     const logs: string[] = [];
     const app = createApp({
       db: { host: '127.0.0.1', port: proxy.port, user: 'root', password: '', database: 'usvc_never_created' },

@@ -11,6 +11,8 @@ export interface RequestOptions {
   json?: unknown;
   body?: string | Uint8Array;
   headers?: Record<string, string>;
+  /** How long the whole exchange may take before it fails with a TimeoutError; 15 s unless given. */
+  timeoutMs?: number;
 }
 
 /** One request over real HTTP, with the body read fully and parsed when it is JSON. */
@@ -26,7 +28,7 @@ export async function request(
     body = JSON.stringify(options.json);
     headers['content-type'] ??= 'application/json';
   }
-  const response = await fetch(baseUrl + path, { method, headers, body, signal: AbortSignal.timeout(15_000) });
+  const response = await fetch(baseUrl + path, { method, headers, body, signal: AbortSignal.timeout(options.timeoutMs ?? 15_000) });
   const text = await response.text();
   let json: unknown;
   try {
@@ -35,4 +37,9 @@ export async function request(
     json = undefined;
   }
   return { status: response.status, headers: response.headers, text, json };
+}
+
+/** The port of a base URL such as http://127.0.0.1:40123. */
+export function portOf(baseUrl: string): number {
+  return Number(new URL(baseUrl).port);
 }

@@ -1,5 +1,6 @@
 import { createApp, type App } from '../../src/app.js';
 import type { PoolTuning } from '../../src/db/pool.js';
+import { serverLimits, type ServerLimits } from '../../src/http/server.js';
 import { createLogger } from '../../src/log.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 
@@ -19,6 +20,8 @@ export interface ServiceOptions {
   poolTuning?: PoolTuning;
   /** Use this database instead of creating one (it is then not dropped by close). */
   db?: TestDatabase;
+  /** HTTP limits to replace, e.g. timeouts of a second or two instead of the production ones. */
+  serverLimits?: Partial<ServerLimits>;
 }
 
 /** Starts the real service on 127.0.0.1, port 0, against a fresh database with the ten seed users. */
@@ -30,6 +33,7 @@ export async function startService(label: string, options: ServiceOptions = {}):
     accessPassword: options.password ?? TEST_PASSWORD,
     logger: createLogger((line) => logs.push(line)),
     ...(options.poolTuning ? { poolTuning: options.poolTuning } : {}),
+    ...(options.serverLimits ? { serverLimits: { ...serverLimits, ...options.serverLimits } } : {}),
     schemaRetryMs: 200,
   });
   const address = await app.listen(0, '127.0.0.1');

@@ -1,5 +1,6 @@
-import { type ApiResponse, request } from '../helpers/http.js';
-import { rawExchange } from './raw-http.js';
+import { type ApiResponse, portOf, request } from '../helpers/http.js';
+import { rawExchange } from '../helpers/raw-exchange.js';
+import { literalRequest } from '../helpers/raw-request.js';
 
 type Send = (baseUrl: string) => Promise<ApiResponse>;
 
@@ -18,8 +19,10 @@ const textBody = (body: string, contentType = 'application/json') => (method: st
   (baseUrl) => request(baseUrl, method, path, { body, headers: { 'content-type': contentType } });
 
 /** A request written byte for byte (fetch will not send these); the server closes after answering. */
-const rawHead = (extraHeaders: string) => (method: string, path: string): Send => (baseUrl) =>
-  rawExchange(baseUrl, `${method} ${path} HTTP/1.1\r\n${extraHeaders}\r\n\r\n`);
+const rawHead = (extraHeaders: string) => (method: string, path: string): Send => async (baseUrl) => {
+  const raw = await rawExchange(portOf(baseUrl), literalRequest(`${method} ${path} HTTP/1.1\r\n${extraHeaders}\r\n\r\n`));
+  return { status: raw.status, headers: new Headers(raw.headers), text: raw.text, json: raw.json };
+};
 
 /** Bodies create and update refuse, each with the documented example it produces. */
 export const badBodies: BadRequest[] = [

@@ -5,8 +5,8 @@ import { after, before, describe, test } from 'node:test';
 import { serverLimits } from '../../src/http/server.js';
 import { MAX_BODY_BYTES } from '../../src/http/body.js';
 import { request } from '../helpers/http.js';
+import { parseResponse } from '../helpers/raw-response.js';
 import { startService, TEST_PASSWORD, type RunningService } from '../helpers/service.js';
-import { parseResponse } from './helpers/raw-http.js';
 
 const IDLE_CONNECTIONS = 1000;
 /** Both ends of every connection live in this process, plus the pool, the runner and some slack. */

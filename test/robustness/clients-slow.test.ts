@@ -2,9 +2,8 @@ import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { request } from '../helpers/http.js';
-import type { RunningService } from '../helpers/service.js';
-import { parseResponse, type RawResponse } from './helpers/raw-http.js';
-import { startServiceWithLimits } from './helpers/raw-service.js';
+import { parseResponse, type RawResponse } from '../helpers/raw-response.js';
+import { startService, type RunningService } from '../helpers/service.js';
 
 // Production waits 10 s for headers and 30 s for a request; the same mechanism, shortened.
 const limits = { headersTimeoutMs: 1500, requestTimeoutMs: 3000, keepAliveTimeoutMs: 1000, timeoutCheckIntervalMs: 250 };
@@ -15,7 +14,7 @@ const GIVE_UP_MS = 15_000;
 let service: RunningService;
 let port: number;
 before(async () => {
-  service = await startServiceWithLimits('clients_slow', limits);
+  service = await startService('clients_slow', { serverLimits: limits });
   port = Number(new URL(service.baseUrl).port);
 });
 after(() => service.close());

@@ -2,11 +2,11 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { defaultTuning, type PoolTuning } from '../../src/db/pool.js';
 import { createTestDatabase } from '../helpers/database.js';
+import { pollUntil } from '../helpers/poll-until.js';
 import { startService, TEST_PASSWORD, type RunningService } from '../helpers/service.js';
+import { startTcpProxy } from '../helpers/tcp-proxy.js';
 import { assertSucceeded, callBounded, everyOperation, type Operation } from './helpers/db-operations.js';
-import { pollUntil } from './helpers/db-poll.js';
 import { killSessions, serviceSessions } from './helpers/db-sessions.js';
-import { startTcpProxy } from './helpers/proxy-tcp.js';
 
 /**
  * Concurrent listings and reads, so the pool holds several open connections afterwards (reads by

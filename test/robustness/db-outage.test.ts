@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { pollUntil } from '../helpers/poll-until.js';
 import { startService, type RunningService } from '../helpers/service.js';
+import { startTcpProxy, type ProxyMode, type TcpProxy } from '../helpers/tcp-proxy.js';
 import {
   assertStorageFailure,
   assertSucceeded,
@@ -9,8 +11,6 @@ import {
   everyOperation,
   type Operation,
 } from './helpers/db-operations.js';
-import { pollUntil } from './helpers/db-poll.js';
-import { startTcpProxy, type ProxyMode, type TcpProxy } from './helpers/proxy-tcp.js';
 
 let db: TestDatabase;
 let proxy: TcpProxy;

@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { defaultTuning, type PoolTuning } from '../../src/db/pool.js';
 import type { ApiResponse } from '../helpers/http.js';
+import { pollUntil } from '../helpers/poll-until.js';
 import { startService, TEST_PASSWORD, type RunningService } from '../helpers/service.js';
 import { callBounded, type Operation } from './helpers/db-operations.js';
-import { pollUntil } from './helpers/db-poll.js';
 import { lockUsersTable, serviceSessions, sessionsWaitingForLock } from './helpers/db-sessions.js';
 
 const CONNECTIONS = 2;

@@ -4,10 +4,10 @@ import { createApp } from '../../src/app.js';
 import { createLogger } from '../../src/log.js';
 import { createTestDatabase } from '../helpers/database.js';
 import { request } from '../helpers/http.js';
+import { pollUntil } from '../helpers/poll-until.js';
 import { TEST_PASSWORD } from '../helpers/service.js';
+import { startTcpProxy, type ProxyMode } from '../helpers/tcp-proxy.js';
 import { assertStorageFailure, assertSucceeded, callBounded, everyOperation } from './helpers/db-operations.js';
-import { pollUntil } from './helpers/db-poll.js';
-import { startTcpProxy, type ProxyMode } from './helpers/proxy-tcp.js';
 
 const unreachable: Array<{ mode: ProxyMode; how: string }> = [
   { mode: 'refuse', how: 'connections refused' },

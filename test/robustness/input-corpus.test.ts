@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { request } from '../helpers/http.js';
+import { rawExchange } from '../helpers/raw-exchange.js';
+import { rawRequest } from '../helpers/raw-request.js';
 import { startService, TEST_PASSWORD, type RunningService } from '../helpers/service.js';
 import { corpus, outcome } from './helpers/input-corpus.js';
 import { assertRevealsNothing } from './helpers/input-disclosure.js';
-import { rawExchange } from './helpers/raw-http.js';
-import { rawRequest } from './helpers/raw-request.js';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 

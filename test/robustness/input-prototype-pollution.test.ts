@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { request } from '../helpers/http.js';
+import { rawExchange } from '../helpers/raw-exchange.js';
+import { jsonRequest, rawRequest } from '../helpers/raw-request.js';
 import { startService, TEST_PASSWORD, type RunningService } from '../helpers/service.js';
-import { jsonRequest, rawRequest } from './helpers/raw-request.js';
-import { rawExchange } from './helpers/raw-http.js';
 
 // The service runs in this process, so a polluted prototype would show up right here.
 const prototypes = { Object: Object.prototype, Array: Array.prototype, Function: Function.prototype } as const;

@@ -6,10 +6,10 @@ import type { Handler } from '../../src/http/context.js';
 import { Router } from '../../src/http/router.js';
 import { createHttpServer } from '../../src/http/server.js';
 import { createLogger } from '../../src/log.js';
+import { rawExchange } from '../helpers/raw-exchange.js';
+import { jsonRequest, rawRequest } from '../helpers/raw-request.js';
 import { startService, TEST_PASSWORD, type RunningService } from '../helpers/service.js';
 import { assertRevealsNothing } from './helpers/input-disclosure.js';
-import { rawExchange } from './helpers/raw-http.js';
-import { jsonRequest, rawRequest } from './helpers/raw-request.js';
 
 // The bad-input corpus (input-corpus.test.ts) runs the same scan over every error body it provokes.
 

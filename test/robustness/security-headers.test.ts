@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { rawExchange } from '../helpers/raw-exchange.js';
+import { jsonRequest, rawRequest, type RawRequest } from '../helpers/raw-request.js';
+import type { RawResponse } from '../helpers/raw-response.js';
 import { startService, TEST_PASSWORD, type RunningService } from '../helpers/service.js';
-import { rawExchange, type RawRequest, type RawResponse } from './helpers/raw-http.js';
-import { jsonRequest, rawRequest } from './helpers/raw-request.js';
 
 let service: RunningService;
 let port: number;

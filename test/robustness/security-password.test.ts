@@ -2,10 +2,10 @@ import assert from 'node:assert/strict';
 import { createRequire, syncBuiltinESMExports } from 'node:module';
 import { after, before, describe, mock, test } from 'node:test';
 import { passwordChecker } from '../../src/users/password.js';
+import { rawExchange } from '../helpers/raw-exchange.js';
+import { rawRequest } from '../helpers/raw-request.js';
 import { startService, type RunningService } from '../helpers/service.js';
 import { assertRevealsNothing } from './helpers/input-disclosure.js';
-import { rawExchange } from './helpers/raw-http.js';
-import { rawRequest } from './helpers/raw-request.js';
 
 /** A password with characters that travel percent-encoded, so every encoding of it can be searched for. */
 const PASSWORD = 'Zq9 s3cr&t=ü/7';

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { request } from '../helpers/http.js';
+import { rawExchange } from '../helpers/raw-exchange.js';
+import { jsonRequest, rawRequest } from '../helpers/raw-request.js';
 import { startService, type RunningService } from '../helpers/service.js';
-import { rawExchange } from './helpers/raw-http.js';
-import { jsonRequest, rawRequest } from './helpers/raw-request.js';
 
 /** Classic injection strings, each short enough to be a valid name or email. */
 const injections: ReadonlyArray<string> = [

@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { Agent, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import { defaultTuning } from '../../src/db/pool.js';
+import { spawnService, type ChildService } from '../helpers/child-service.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
-import { spawnService, type ChildService } from './helpers/db-child-service.js';
-import { pollUntil } from './helpers/db-poll.js';
+import { pollUntil } from '../helpers/poll-until.js';
 import { lockUsersTable, sessionsWaitingForLock, type TableLock } from './helpers/db-sessions.js';
 
 /** SHUTDOWN_DRAIN_MS in src/main.ts: in-flight requests get this long before they are cut. */
@@ -79,7 +79,7 @@ before(async () => {
 });
 after(async () => {
   await lock?.release();
-  await service?.stop();
+  await service?.process.stop();
   await db.drop();
 });
 
@@ -107,9 +107,9 @@ describe('SIGTERM during load', () => {
       );
     }
 
-    service.child.kill('SIGTERM');
+    service.process.signal('SIGTERM');
     await pollUntil('the service to start shutting down', () =>
-      service!.logs.some((entry) => entry.msg === 'shutting down') ? true : undefined,
+      service!.process.entries().some((entry) => entry.msg === 'shutting down') ? true : undefined,
     );
     const shutdownStarted = Date.now();
 
@@ -129,7 +129,7 @@ describe('SIGTERM during load', () => {
 
     let giveUp: NodeJS.Timeout | undefined;
     const exit = await Promise.race([
-      service.exited,
+      service.process.exited,
       new Promise<never>((_, reject) => {
         giveUp = setTimeout(() => reject(new Error('the process did not exit after the drain deadline')), DRAIN_DEADLINE_MS + 5000);
       }),

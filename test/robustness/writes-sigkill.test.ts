@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { spawnService, type ChildService } from '../helpers/child-service.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { pollUntil } from '../helpers/poll-until.js';
 import { TEST_PASSWORD } from '../helpers/service.js';
-import { spawnService, type ChildService } from './helpers/db-child-service.js';
-import { pollUntil } from './helpers/db-poll.js';
 
 const WRITERS = 16;
 /** Acknowledged creates to wait for before the kill: the storm is well under way by then. */
@@ -15,7 +15,7 @@ before(async () => {
   db = await createTestDatabase('sigkill');
 });
 after(async () => {
-  for (const child of children) await child.stop();
+  for (const child of children) await child.process.stop();
   await db.drop();
 });
 
@@ -63,8 +63,8 @@ describe('SIGKILL in the middle of a write storm', () => {
     await pollUntil(`${ACKNOWLEDGED_BEFORE_KILL} acknowledged creates`, () =>
       storm.acknowledged.length >= ACKNOWLEDGED_BEFORE_KILL ? true : undefined,
     );
-    first.child.kill('SIGKILL');
-    assert.deepEqual(await first.exited, { code: null, signal: 'SIGKILL' });
+    first.process.signal('SIGKILL');
+    assert.deepEqual(await first.process.exited, { code: null, signal: 'SIGKILL' });
     await storm.done;
 
     const second = await spawnService(db.config);

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import type { ApiResponse } from '../../helpers/http.js';
+import { request, type ApiResponse } from '../../helpers/http.js';
 import { TEST_PASSWORD } from '../../helpers/service.js';
 
 /** How long a request may go unanswered while the database is away before it counts as hung. */
@@ -28,21 +28,8 @@ export function everyOperation(marker: string, targetId: number): Operation[] {
 
 /** Sends the request; a response not complete within ANSWER_BOUND_MS fails the test as hung. */
 export async function callBounded(baseUrl: string, op: Operation): Promise<ApiResponse> {
-  const init: RequestInit = { method: op.method, signal: AbortSignal.timeout(ANSWER_BOUND_MS) };
-  if (op.json !== undefined) {
-    init.body = JSON.stringify(op.json);
-    init.headers = { 'content-type': 'application/json' };
-  }
   try {
-    const response = await fetch(baseUrl + op.path, init);
-    const text = await response.text();
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      json = undefined;
-    }
-    return { status: response.status, headers: response.headers, text, json };
+    return await request(baseUrl, op.method, op.path, { json: op.json, timeoutMs: ANSWER_BOUND_MS });
   } catch (error) {
     if ((error as Error).name === 'TimeoutError') {
       throw new Error(`${op.method} ${op.path} hung: no complete answer within ${ANSWER_BOUND_MS} ms`);

@@ -1,4 +1,4 @@
-import type { RawRequest } from './raw-http.js';
+import type { RawRequest } from '../../helpers/raw-request.js';
 
 export type CaseGroup = 'Body' | 'URL' | 'Header';
 

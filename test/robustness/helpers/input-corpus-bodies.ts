@@ -1,4 +1,4 @@
-import { chunkedUpload, jsonRequest, rawRequest } from './raw-request.js';
+import { chunkedUpload, jsonRequest, rawRequest } from '../../helpers/raw-request.js';
 import { errors, type CorpusCase } from './input-case.js';
 
 const MAX_BODY_BYTES = 1024 * 1024;

@@ -1,4 +1,4 @@
-import { rawRequest } from './raw-request.js';
+import { rawRequest } from '../../helpers/raw-request.js';
 import { errors, type CorpusCase } from './input-case.js';
 
 const USERS = '/api/users';

@@ -1,5 +1,5 @@
 import { TEST_PASSWORD } from '../../helpers/service.js';
-import { jsonRequest, rawRequest } from './raw-request.js';
+import { jsonRequest, rawRequest } from '../../helpers/raw-request.js';
 import { errors, type CorpusCase } from './input-case.js';
 
 const validBody = JSON.stringify({ name: 'Not Stored', email: 'not-stored@example.com' });

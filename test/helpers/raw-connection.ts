@@ -1,23 +1,16 @@
 import { connect, type Socket } from 'node:net';
-
-/** One HTTP response as it came off the wire: status, lower-cased headers, body text. */
-export interface RawResponse {
-  status: number;
-  headers: Record<string, string>;
-  body: string;
-}
-
-const HEADER_END = Buffer.from('\r\n\r\n');
+import { parseResponse, type ParsedResponse } from './raw-response.js';
 
 /**
- * A plain TCP connection speaking HTTP/1.1 by hand, for what `fetch` will not send: `..` in a
- * path, a declared length it never delivers, a chunked body written piece by piece.
+ * A plain TCP connection speaking HTTP/1.1 by hand, kept open across writes: a declared length it
+ * never delivers, a chunked body written piece by piece, interim 1xx responses read one by one.
  */
 export class RawConnection {
-  private received = Buffer.alloc(0);
-  private readonly parsed: RawResponse[] = [];
+  private received: Buffer = Buffer.alloc(0);
+  private readonly parsed: ParsedResponse[] = [];
   private readonly waiters: Array<() => void> = [];
   private ended = false;
+  private unreadable: Error | undefined;
   /** Resolves when the server closes the connection (or it is destroyed). */
   readonly closed: Promise<void>;
 
@@ -31,7 +24,7 @@ export class RawConnection {
     this.closed = new Promise((resolve) =>
       socket.once('close', () => {
         this.ended = true;
-        this.notify();
+        this.parse();
         resolve();
       }),
     );
@@ -57,9 +50,10 @@ export class RawConnection {
   }
 
   /** The n-th response (interim 1xx ones included), waiting for it to arrive complete. */
-  async response(index = 0, timeoutMs = 10_000): Promise<RawResponse> {
+  async response(index = 0, timeoutMs = 10_000): Promise<ParsedResponse> {
     const deadline = Date.now() + timeoutMs;
     while (this.parsed.length <= index) {
+      if (this.unreadable) throw this.unreadable;
       if (this.ended) throw new Error(`connection closed after ${this.parsed.length} response(s)`);
       if (Date.now() > deadline) throw new Error('timed out waiting for a response');
       await new Promise<void>((resolve) => {
@@ -74,7 +68,7 @@ export class RawConnection {
   }
 
   /** The first final (non-1xx) response. */
-  async finalResponse(timeoutMs = 10_000): Promise<RawResponse> {
+  async finalResponse(timeoutMs = 10_000): Promise<ParsedResponse> {
     for (let i = 0; ; i++) {
       const response = await this.response(i, timeoutMs);
       if (response.status >= 200) return response;
@@ -93,43 +87,17 @@ export class RawConnection {
     this.socket.destroy();
   }
 
-  private notify(): void {
+  private parse(): void {
+    try {
+      for (;;) {
+        const response = parseResponse(this.received, false, this.ended);
+        if (!response) break;
+        this.parsed.push(response);
+        this.received = response.trailing;
+      }
+    } catch (error) {
+      this.unreadable = error as Error;
+    }
     for (const wake of this.waiters.splice(0)) wake();
   }
-
-  private parse(): void {
-    for (;;) {
-      const end = this.received.indexOf(HEADER_END);
-      if (end === -1) break;
-      const [statusLine = '', ...lines] = this.received.subarray(0, end).toString('latin1').split('\r\n');
-      const status = Number(statusLine.split(' ')[1]);
-      const headers: Record<string, string> = {};
-      for (const line of lines) {
-        const colon = line.indexOf(':');
-        headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
-      }
-      const bodyStart = end + HEADER_END.length;
-      const length = status < 200 || status === 204 || status === 304 ? 0 : Number(headers['content-length'] ?? 0);
-      if (this.received.length < bodyStart + length) break;
-      this.parsed.push({ status, headers, body: this.received.subarray(bodyStart, bodyStart + length).toString('utf8') });
-      this.received = this.received.subarray(bodyStart + length);
-    }
-    this.notify();
-  }
-}
-
-/** Sends one complete raw request and returns the first final response; the connection is then closed. */
-export async function rawRequest(port: number, request: string | Buffer): Promise<RawResponse> {
-  const connection = await RawConnection.open(port);
-  try {
-    await connection.write(request);
-    return await connection.finalResponse();
-  } finally {
-    connection.destroy();
-  }
-}
-
-/** The port of a base URL such as http://127.0.0.1:40123. */
-export function portOf(baseUrl: string): number {
-  return Number(new URL(baseUrl).port);
 }

@@ -1,4 +1,12 @@
-import type { RawRequest } from './raw-http.js';
+/** What goes on the wire, byte for byte, and how the client behaves while sending it. */
+export interface RawRequest {
+  /** Written in order, each after the previous one drained; writing stops once a response has arrived. */
+  parts: ReadonlyArray<Buffer>;
+  /** The request is HEAD: the response has headers only, whatever Content-Length says. */
+  head?: boolean;
+  /** Half-close the connection after the last part (the client says it will send nothing more). */
+  endAfterSend?: boolean;
+}
 
 export interface RequestShape {
   /** Extra header lines, sent in order after Host; values are sent as they are, bytes included. */
@@ -31,6 +39,11 @@ export function rawRequest(method: string, target: string, shape: RequestShape =
   };
 }
 
+/** A request the test wrote out in full (malformed lines included), sent as UTF-8 in one write. */
+export function literalRequest(text: string): RawRequest {
+  return { parts: [Buffer.from(text)], head: text.startsWith('HEAD ') };
+}
+
 /** A JSON POST or PUT with the usual Content-Type, the body given as exact bytes or text. */
 export function jsonRequest(method: string, target: string, body: string | Buffer, shape: RequestShape = {}): RawRequest {
   return rawRequest(method, target, {
@@ -57,9 +70,4 @@ export function chunkedUpload(target: string, totalBytes: number, chunkBytes: nu
     sent += size;
   }
   return { parts };
-}
-
-/** A text of `length` copies of `unit`. */
-export function repeat(unit: string, length: number): string {
-  return unit.repeat(length);
 }

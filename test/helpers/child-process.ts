@@ -1,0 +1,54 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import type { DbConfig } from '../../src/config.js';
+import { projectRoot } from '../../src/paths.js';
+
+export interface Exit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+export interface ChildResult extends Exit {
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * The environment a child gets: this process's (PATH, coverage settings) minus every variable
+ * the service reads, plus the given ones.
+ */
+export function childEnv(vars: Record<string, string>): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  for (const name of ['PORT', 'HOST', 'DB_HOST', 'DB_PORT', 'DB_USER', 'DB_PASSWORD', 'DB_NAME', 'ACCESS_PASSWORD']) delete env[name];
+  return { ...env, ...vars };
+}
+
+/** The DB_* variables that point the service at `db`. */
+export function dbEnv(db: DbConfig): Record<string, string> {
+  return { DB_HOST: db.host, DB_PORT: String(db.port), DB_USER: db.user, DB_PASSWORD: db.password, DB_NAME: db.database };
+}
+
+/** `node --import tsx <script>` in the project root, with stdout and stderr piped. */
+export function spawnScript(script: string, vars: Record<string, string>): ChildProcess {
+  return spawn(process.execPath, ['--import', 'tsx', script], {
+    cwd: projectRoot,
+    env: childEnv(vars),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+}
+
+/** Runs a TypeScript entry point of the project (`src/db-init.ts`, ...) to the end. */
+export function runScript(script: string, vars: Record<string, string>, timeoutMs = 20_000): Promise<ChildResult> {
+  const child = spawnScript(script, vars);
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+  return new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr });
+    });
+  });
+}

@@ -1,0 +1,79 @@
+import type { ChildProcess } from 'node:child_process';
+import { spawnScript, type Exit } from './child-process.js';
+
+/** `node --import tsx src/main.ts` as a child, with its stdout split into log lines as they come. */
+export class ServiceProcess {
+  readonly lines: string[] = [];
+  stderr = '';
+  readonly exited: Promise<Exit>;
+  private readonly child: ChildProcess;
+  private readonly waiters = new Set<() => void>();
+
+  constructor(vars: Record<string, string>) {
+    this.child = spawnScript('src/main.ts', vars);
+    let partial = '';
+    this.child.stdout!.on('data', (chunk: Buffer) => {
+      const parts = (partial + chunk.toString()).split('\n');
+      partial = parts.pop()!;
+      this.lines.push(...parts);
+      for (const wake of this.waiters) wake();
+    });
+    this.child.stderr!.on('data', (chunk: Buffer) => (this.stderr += chunk.toString()));
+    this.exited = new Promise((resolve) =>
+      this.child.once('exit', (code, signal) => {
+        for (const wake of this.waiters) wake();
+        resolve({ code, signal });
+      }),
+    );
+  }
+
+  /** The first JSON log line with this `msg`, waiting for it (bounded). */
+  async logEntry(msg: string, timeoutMs = 20_000): Promise<Record<string, unknown>> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const found = this.entries().find((entry) => entry.msg === msg);
+      if (found) return found;
+      if (this.hasExited()) throw new Error(`service exited before logging "${msg}": ${this.stderr}`);
+      if (Date.now() > deadline) throw new Error(`timed out waiting for "${msg}"`);
+      await new Promise<void>((resolve) => {
+        const wake = (): void => {
+          clearTimeout(timer);
+          this.waiters.delete(wake);
+          resolve();
+        };
+        const timer = setTimeout(wake, 200);
+        this.waiters.add(wake);
+      });
+    }
+  }
+
+  /** The port from the `listening` log line (PORT=0 lets the system choose it). */
+  async port(): Promise<number> {
+    return Number((await this.logEntry('listening')).port);
+  }
+
+  /** Every stdout line that is JSON (the service's log), parsed. */
+  entries(): Array<Record<string, unknown>> {
+    return this.lines.flatMap((line) => {
+      try {
+        return [JSON.parse(line) as Record<string, unknown>];
+      } catch {
+        return [];
+      }
+    });
+  }
+
+  signal(signal: NodeJS.Signals): void {
+    this.child.kill(signal);
+  }
+
+  /** Ends the child for good if a test left it running; resolves with how it exited. */
+  async stop(): Promise<Exit> {
+    if (!this.hasExited()) this.child.kill('SIGKILL');
+    return this.exited;
+  }
+
+  private hasExited(): boolean {
+    return this.child.exitCode !== null || this.child.signalCode !== null;
+  }
+}
