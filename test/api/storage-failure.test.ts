@@ -76,6 +76,19 @@ describe('the users table renamed away: every operation -> 500 with a short JSON
     }
   });
 
+  test('/readyz is 503 while the users table is unusable and 200 once it is back; /healthz stays 200', async () => {
+    await service.db.query('RENAME TABLE users TO users_away');
+    try {
+      const notReady = await request(service.baseUrl, 'GET', '/readyz');
+      assert.equal(notReady.status, 503);
+      assertErrorBody(notReady);
+      assert.equal((await request(service.baseUrl, 'GET', '/healthz')).status, 200);
+    } finally {
+      await service.db.query('RENAME TABLE users_away TO users');
+    }
+    assert.equal((await request(service.baseUrl, 'GET', '/readyz')).status, 200);
+  });
+
   test('ids beyond the INT range are answered 404 without asking the broken database', async () => {
     await service.db.query('RENAME TABLE users TO users_away');
     try {
