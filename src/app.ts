@@ -27,6 +27,8 @@ export interface AppOptions {
 export interface App {
   readonly http: HttpService;
   readonly pool: Pool;
+  /** Every route the app serves (for the OpenAPI conformance test). */
+  routes(): Array<{ method: string; path: string }>;
   listen(port: number, host: string): Promise<AddressInfo>;
   /** Resolves once the schema is in place; keeps retrying while the database is unreachable. */
   prepareSchema(): Promise<void>;
@@ -74,6 +76,7 @@ export function createApp(options: AppOptions): App {
     http,
     pool,
     prepareSchema,
+    routes: () => router.routes(),
     listen: (port, host) =>
       new Promise((resolve, reject) => {
         http.server.once('error', reject);
