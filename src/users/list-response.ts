@@ -6,13 +6,24 @@ import type { UserStore } from './store.js';
 /** Rows are gathered into chunks of about this size before they are written. */
 const CHUNK_CHARS = 64 * 1024;
 
+/** The whole table as one JSON array: shared with concurrent listings while it is small, else streamed. */
+export async function sendUserList(res: ServerResponse, store: UserStore): Promise<void> {
+  const turn = await store.listTurn();
+  if ('body' in turn) return sendJson(res, 200, turn.body);
+  try {
+    await streamUserList(res, store, turn.release);
+  } finally {
+    turn.release();
+  }
+}
+
 /**
- * Streams the whole table as one JSON array. A list that fits in one chunk is sent with a
- * Content-Length; a longer one flows out chunked, pausing the database read whenever the client
- * is slower than MySQL, so memory stays flat however many users there are. A failure before the
- * first byte rejects (the caller answers 500); after it the response can only be cut short.
+ * A list that fits in one chunk is sent with a Content-Length; a longer one flows out chunked,
+ * pausing the database read whenever the client is slower than MySQL, so memory stays flat however
+ * many users there are. A failure before the first byte rejects (the caller answers 500); after it
+ * the response can only be cut short.
  */
-export function streamUserList(res: ServerResponse, store: UserStore): Promise<void> {
+function streamUserList(res: ServerResponse, store: UserStore, provedLarge: () => void): Promise<void> {
   return new Promise((resolve, reject) => {
     let pending = '[';
     let separator = '';
@@ -26,6 +37,7 @@ export function streamUserList(res: ServerResponse, store: UserStore): Promise<v
         if (pending.length < CHUNK_CHARS) return;
         if (!started) {
           started = true;
+          provedLarge();
           writeJsonHead(res, 200);
         }
         const chunk = pending;
@@ -50,7 +62,10 @@ export function streamUserList(res: ServerResponse, store: UserStore): Promise<v
     });
 
     res.once('close', () => {
-      if (!finished) stream.abort();
+      if (finished) return;
+      finished = true;
+      stream.abort();
+      resolve();
     });
   });
 }

@@ -4,7 +4,7 @@ import { HttpError, messages } from '../http/errors.js';
 import { errorBody, messageBody, sendJson } from '../http/respond.js';
 import type { Router } from '../http/router.js';
 import { isIdSegment, storableId } from './id.js';
-import { streamUserList } from './list-response.js';
+import { sendUserList } from './list-response.js';
 import { singlePassword } from './password.js';
 import type { UserStore } from './store.js';
 import { userJson } from './user.js';
@@ -25,7 +25,7 @@ export function registerUserRoutes(router: Router<Handler>, { store, passwordMat
 
   router.add('GET', '/api/users', async ({ res, query }) => {
     if (!passwordMatches(singlePassword(query))) throw new HttpError(401, messages.invalidPassword);
-    await streamUserList(res, store);
+    await sendUserList(res, store);
   });
 
   router.add('POST', '/api/users', async ({ req, res }) => {

@@ -5,6 +5,12 @@ import { defaultTuning, type PoolTuning } from '../db/pool.js';
 import { sql } from '../db/statements.js';
 import type { UserRow } from './user.js';
 
+/**
+ * Either the shared list, or the go-ahead to stream it alone; a streaming caller must call
+ * `release` once its list ends, fails, or has proved too large to share (more than one chunk).
+ */
+export type ListTurn = { body: string } | { release: () => void };
+
 interface NewUser {
   name: string;
   email: string;
@@ -27,6 +33,8 @@ export class UserStore {
   private readonly reads: Batcher<number, UserRow | undefined>;
   private readonly creates: Batcher<NewUser, void>;
   private readonly updates: Batcher<UserUpdate, boolean>;
+  private readonly lists: Batcher<void, ListTurn>;
+  private readonly sharedListLimit: number;
 
   constructor(pool: Pool, tuning: PoolTuning = defaultTuning) {
     this.db = new Database(
@@ -39,6 +47,8 @@ export class UserStore {
     this.reads = new Batcher((batch) => this.readBatch(batch), inFlight, MAX_BATCH, waiting);
     this.creates = new Batcher((batch) => this.createBatch(batch), inFlight, MAX_BATCH, waiting);
     this.updates = new Batcher((batch) => this.updateBatch(batch), inFlight, MAX_BATCH, waiting);
+    this.lists = new Batcher((batch) => this.listBatch(batch), inFlight, MAX_BATCH, waiting);
+    this.sharedListLimit = tuning.sharedListLimitChars ?? defaultTuning.sharedListLimitChars;
   }
 
   get(id: number): Promise<UserRow | undefined> {
@@ -64,9 +74,51 @@ export class UserStore {
     await this.db.read(sql.ping, []);
   }
 
+  /**
+   * A listing's turn: the whole list as one JSON array, read once for every listing that arrived
+   * together, when it is small; or the go-ahead to stream it alone (see ListTurn).
+   */
+  listTurn(): Promise<ListTurn> {
+    return this.lists.submit();
+  }
+
   /** Every user in id order as JSON text, streamed: the table is never held in memory. */
   streamAllAsJson(sink: RowSink<{ json: string }>): RowStream {
     return this.db.stream(sql.listUsersAsJson, sink);
+  }
+
+  /**
+   * One read serves the whole batch: it starts after every listing in it arrived, so each sees every
+   * write acknowledged before it asked. Past the limit the read is dropped and each streams alone,
+   * so a large table is never buffered and no slow reader holds back another.
+   */
+  private async listBatch(batch: ReadonlyArray<Pending<void, ListTurn>>): Promise<void> {
+    if (batch.length === 1) {
+      // Alone: it streams, holding this batch's place until its list proves large or ends, so
+      // listings that arrive meanwhile gather into the next batch.
+      await new Promise<void>((release) => batch[0]!.resolve({ release }));
+      return;
+    }
+    const body = await this.readListUpTo(this.sharedListLimit);
+    for (const pending of batch) pending.resolve(body === undefined ? { release: () => {} } : { body });
+  }
+
+  private readListUpTo(limitChars: number): Promise<string | undefined> {
+    return new Promise((resolve, reject) => {
+      let body = '[';
+      let separator = '';
+      const stream = this.db.stream<{ json: string }>(sql.listUsersAsJson, {
+        row(row) {
+          body += separator + row.json;
+          separator = ',';
+          if (body.length <= limitChars) return;
+          stream.abort();
+          resolve(undefined);
+        },
+        end: () => resolve(body + ']'),
+        fail: reject,
+      });
+    });
   }
 
   private async readBatch(batch: ReadonlyArray<Pending<number, UserRow | undefined>>): Promise<void> {
