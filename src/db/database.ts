@@ -35,13 +35,9 @@ export class Database {
   async read<T>(statement: string, values: unknown[]): Promise<T> {
     const deadline = new Deadline(this.budgetMs);
     try {
-      const connection = await this.connectionFor(false, deadline);
       try {
-        const rows = await execute<T>(connection, statement, values, deadline);
-        this.giveBackAnswered(connection);
-        return rows;
+        return await this.runOn<T>(false, statement, values, deadline);
       } catch (error) {
-        giveBack(connection, error);
         if (!isConnectionLost(error)) throw error;
       }
       return await this.runOn<T>(true, statement, values, deadline);
