@@ -27,7 +27,7 @@ export async function ensureSchema(db: DbConfig, connectTimeoutMs = 5000): Promi
   const run = (statement: string, values: unknown[] = []) => query(connection, statement, values);
   try {
     await run(sql.createDatabase(db.database));
-    await changeDatabase(connection, db.database);
+    await run(sql.useDatabase(db.database));
     if ((await run(sql.tableExists, [TABLE])).length > 0) return 'existing';
     const staging = `${TABLE}_init_${randomBytes(6).toString('hex')}`;
     try {
@@ -57,14 +57,13 @@ export function schemaStatements(table: string): string[] {
     );
 }
 
+/** Each set-up statement gets this long: a database that stops answering fails the attempt, which is retried. */
+const STATEMENT_TIMEOUT_MS = 10_000;
+
 function query(connection: Connection, statement: string, values: unknown[]): Promise<unknown[]> {
   return new Promise((resolve, reject) => {
-    connection.query(statement, values, (error, rows) => (error ? reject(error) : resolve(rows as unknown[])));
-  });
-}
-
-function changeDatabase(connection: Connection, database: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    connection.changeUser({ database }, (error) => (error ? reject(error) : resolve()));
+    connection.query({ sql: statement, values, timeout: STATEMENT_TIMEOUT_MS }, (error, rows) =>
+      error ? reject(error) : resolve(rows as unknown[]),
+    );
   });
 }

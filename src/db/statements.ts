@@ -40,6 +40,7 @@ export const sql = {
   setWaitTimeout: 'SET SESSION wait_timeout = ?',
   createDatabase: (database: string) =>
     `CREATE DATABASE IF NOT EXISTS \`${database}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`,
+  useDatabase: (database: string) => `USE \`${database}\``,
   tableExists: 'SELECT 1 FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = ?',
   renameTable: (from: string, to: string) => `RENAME TABLE \`${from}\` TO \`${to}\``,
   dropTable: (table: string) => `DROP TABLE IF EXISTS \`${table}\``,
