@@ -53,7 +53,7 @@ interface Load {
 function startLoad(baseUrl: string): Load {
   const load: Load = { answers: [], errors: [], stop: async () => {} };
   let stopped = false;
-  const worker = async (id: number): Promise<void> => {
+  const worker = async (): Promise<void> => {
     for (let i = 0; !stopped; i++) {
       try {
         load.answers.push(await send(baseUrl, 'GET', i % 2 === 0 ? '/healthz' : '/openapi.json', false));
@@ -63,7 +63,7 @@ function startLoad(baseUrl: string): Load {
       }
     }
   };
-  const running = Promise.all(Array.from({ length: LOAD_WORKERS }, (_, id) => worker(id)));
+  const running = Promise.all(Array.from({ length: LOAD_WORKERS }, () => worker()));
   load.stop = async () => {
     stopped = true;
     await running;
