@@ -31,6 +31,7 @@ export const messages = {
   bodyTooLarge: 'Request body too large (limit 1 MiB)',
   unsupportedMediaType: 'Content-Type must be application/json',
   methodNotAllowed: 'Method not allowed',
+  busy: 'Service busy, retry shortly',
   hostRequired: 'Host header required',
   expectationFailed: 'Expect header not supported',
   storage: 'Database error',

@@ -67,7 +67,7 @@ export function createHttpServer({ router, logger, limits = serverLimits }: Http
       sendJson(res, error.status, errorBody(error.message), error.headers);
     } else if (error instanceof StorageError && isQueueFull(error)) {
       logger.warn('database queue full', { method: req.method, path: ctx.path });
-      sendJson(res, 503, errorBody('Service busy, retry shortly'), { 'Retry-After': '1' });
+      sendJson(res, 503, errorBody(messages.busy), { 'Retry-After': '1' });
     } else {
       logger.error('request failed', error instanceof StorageError ? error.cause : error, {
         method: req.method,
