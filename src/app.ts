@@ -48,7 +48,7 @@ export function createApp(options: AppOptions): App {
 
   const router = new Router<Handler>();
   registerUserRoutes(router, { store, passwordMatches: passwordChecker(options.accessPassword) });
-  registerHealthRoutes(router, async () => schemaReady && (await store.ping().then(() => true, () => false)));
+  registerHealthRoutes(router, async () => schemaReady && (await store.answers()));
   registerDocsRoutes(router);
   const http = createHttpServer({ router, logger, ...(options.serverLimits ? { limits: options.serverLimits } : {}) });
 

@@ -35,7 +35,7 @@ export const sql = {
       `email = CASE id ${marks(count, 'WHEN ? THEN ?', ' ')} END WHERE id IN (${marks(count, '?')})`,
   ),
   /** Readiness: the database answers and the users table is there. */
-  ping: 'SELECT 1 FROM users LIMIT 1',
+  usersTableAnswers: 'SELECT 1 FROM users LIMIT 1',
   useUtc: "SET time_zone = '+00:00'",
   setWaitTimeout: 'SET SESSION wait_timeout = ?',
   createDatabase: (database: string) =>

@@ -70,8 +70,12 @@ export class UserStore {
     return result.affectedRows > 0;
   }
 
-  async ping(): Promise<void> {
-    await this.db.read(sql.ping, []);
+  /** True when the database answers and the users table is usable. */
+  answers(): Promise<boolean> {
+    return this.db.read(sql.usersTableAnswers, []).then(
+      () => true,
+      () => false,
+    );
   }
 
   /**
