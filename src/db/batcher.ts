@@ -10,6 +10,8 @@ export class QueueFullError extends Error {
 
 export interface Pending<I, R> {
   readonly item: I;
+  /** When it was submitted (performance.now()): its time budget runs from here, waiting included. */
+  readonly since: number;
   resolve(result: R): void;
   reject(error: unknown): void;
 }
@@ -39,7 +41,7 @@ export class Batcher<I, R> {
   submit(item: I): Promise<R> {
     if (this.waiting.length >= this.maxWaiting) return Promise.reject(new StorageError(new QueueFullError()));
     return new Promise<R>((resolve, reject) => {
-      this.waiting.push({ item, resolve, reject });
+      this.waiting.push({ item, since: performance.now(), resolve, reject });
       this.schedule();
     });
   }

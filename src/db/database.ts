@@ -32,8 +32,12 @@ export class Database {
     private readonly trustMs: number,
   ) {}
 
-  async read<T>(statement: string, values: unknown[]): Promise<T> {
-    const deadline = new Deadline(this.budgetMs);
+  /** The time budget of an operation asked for at `since` (a performance.now() reading), waiting included. */
+  deadlineSince(since: number): Deadline {
+    return new Deadline(this.budgetMs, since);
+  }
+
+  async read<T>(statement: string, values: unknown[], deadline = new Deadline(this.budgetMs)): Promise<T> {
     try {
       try {
         return await this.runOn<T>(false, statement, values, deadline);
@@ -46,9 +50,9 @@ export class Database {
     }
   }
 
-  async write(statement: string, values: unknown[]): Promise<ResultSetHeader> {
+  async write(statement: string, values: unknown[], deadline = new Deadline(this.budgetMs)): Promise<ResultSetHeader> {
     try {
-      return await this.runOn<ResultSetHeader>(true, statement, values, new Deadline(this.budgetMs));
+      return await this.runOn<ResultSetHeader>(true, statement, values, deadline);
     } catch (error) {
       throw new StorageError(error);
     }
@@ -59,8 +63,7 @@ export class Database {
    * database may fall silent for at most the budget (pauses the sink asked for do not count); a
    * connection lost before the first row is retried once, like any read.
    */
-  stream<Row>(statement: string, sink: RowSink<Row>): RowStream {
-    const deadline = new Deadline(this.budgetMs);
+  stream<Row>(statement: string, sink: RowSink<Row>, deadline = new Deadline(this.budgetMs)): RowStream {
     let current: PoolConnection | undefined;
     let stopped = false;
     let paused = false;

@@ -4,8 +4,9 @@ import type { Pool, PoolConnection } from 'mysql2';
 export class Deadline {
   private readonly at: number;
 
-  constructor(budgetMs: number) {
-    this.at = performance.now() + budgetMs;
+  /** `startedAt` (a performance.now() reading) is when the operation was asked for, if earlier than now. */
+  constructor(budgetMs: number, startedAt = performance.now()) {
+    this.at = startedAt + budgetMs;
   }
 
   remainingMs(): number {

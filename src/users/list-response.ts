@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import type { Deadline } from '../db/deadline.js';
 import type { StorageError } from '../http/errors.js';
 import { sendJson, writeJsonHead } from '../http/respond.js';
 import type { UserStore } from './store.js';
@@ -11,7 +12,7 @@ export async function sendUserList(res: ServerResponse, store: UserStore): Promi
   const turn = await store.listTurn();
   if ('body' in turn) return sendJson(res, 200, turn.body);
   try {
-    await streamUserList(res, store, turn.release);
+    await streamUserList(res, store, turn.deadline, turn.release);
   } finally {
     turn.release();
   }
@@ -23,7 +24,7 @@ export async function sendUserList(res: ServerResponse, store: UserStore): Promi
  * many users there are. A failure before the first byte rejects (the caller answers 500); after it
  * the response can only be cut short.
  */
-function streamUserList(res: ServerResponse, store: UserStore, provedLarge: () => void): Promise<void> {
+function streamUserList(res: ServerResponse, store: UserStore, deadline: Deadline, provedLarge: () => void): Promise<void> {
   return new Promise((resolve, reject) => {
     let pending = '[';
     let separator = '';
@@ -59,7 +60,7 @@ function streamUserList(res: ServerResponse, store: UserStore, provedLarge: () =
         res.destroy(error);
         resolve();
       },
-    });
+    }, deadline);
 
     res.once('close', () => {
       if (finished) return;

@@ -1,6 +1,7 @@
 import type { Pool } from 'mysql2';
 import { Batcher, paddedSize, type Pending } from '../db/batcher.js';
 import { Database, wasRefusedByServer, type RowSink, type RowStream } from '../db/database.js';
+import type { Deadline } from '../db/deadline.js';
 import { defaultTuning, type PoolTuning } from '../db/pool.js';
 import { sql } from '../db/statements.js';
 import type { UserRow } from './user.js';
@@ -9,7 +10,7 @@ import type { UserRow } from './user.js';
  * Either the shared list, or the go-ahead to stream it alone; a streaming caller must call
  * `release` once its list ends, fails, or has proved too large to share (more than one chunk).
  */
-export type ListTurn = { body: string } | { release: () => void };
+export type ListTurn = { body: string } | { release: () => void; deadline: Deadline };
 
 interface NewUser {
   name: string;
@@ -87,8 +88,8 @@ export class UserStore {
   }
 
   /** Every user in id order as JSON text, streamed: the table is never held in memory. */
-  streamAllAsJson(sink: RowSink<{ json: string }>): RowStream {
-    return this.db.stream(sql.listUsersAsJson, sink);
+  streamAllAsJson(sink: RowSink<{ json: string }>, deadline: Deadline): RowStream {
+    return this.db.stream(sql.listUsersAsJson, sink, deadline);
   }
 
   /**
@@ -97,17 +98,21 @@ export class UserStore {
    * so a large table is never buffered and no slow reader holds back another.
    */
   private async listBatch(batch: ReadonlyArray<Pending<void, ListTurn>>): Promise<void> {
+    const deadline = this.deadlineOf(batch);
     if (batch.length === 1) {
       // Alone: it streams, holding this batch's place until its list proves large or ends, so
       // listings that arrive meanwhile gather into the next batch.
-      await new Promise<void>((release) => batch[0]!.resolve({ release }));
+      await new Promise<void>((release) => batch[0]!.resolve({ release, deadline }));
       return;
     }
-    const body = await this.readListUpTo(this.sharedListLimit);
-    for (const pending of batch) pending.resolve(body === undefined ? { release: () => {} } : { body });
+    const body = await this.readListUpTo(this.sharedListLimit, deadline);
+    for (const pending of batch) {
+      // Too large to share: each streams its own, with the budget it has left.
+      pending.resolve(body === undefined ? { release: () => {}, deadline: this.db.deadlineSince(pending.since) } : { body });
+    }
   }
 
-  private readListUpTo(limitChars: number): Promise<string | undefined> {
+  private readListUpTo(limitChars: number, deadline: Deadline): Promise<string | undefined> {
     return new Promise((resolve, reject) => {
       let body = '[';
       let separator = '';
@@ -121,16 +126,25 @@ export class UserStore {
         },
         end: () => resolve(body + ']'),
         fail: reject,
-      });
+      }, deadline);
     });
   }
 
+  /**
+   * A batch runs on the budget of its oldest operation, counted from when that was asked for: time
+   * spent waiting behind earlier batches is part of it, so every request is still answered in time.
+   */
+  private deadlineOf(batch: ReadonlyArray<Pending<unknown, unknown>>): Deadline {
+    return this.db.deadlineSince(batch[0]!.since);
+  }
+
   private async readBatch(batch: ReadonlyArray<Pending<number, UserRow | undefined>>): Promise<void> {
+    const deadline = this.deadlineOf(batch);
     const ids = [...new Set(batch.map((pending) => pending.item))];
     const rows =
       ids.length === 1
-        ? await this.db.read<UserRow[]>(sql.getUser, ids)
-        : await this.db.read<UserRow[]>(sql.getUsers(paddedSize(ids.length)), padded(ids));
+        ? await this.db.read<UserRow[]>(sql.getUser, ids, deadline)
+        : await this.db.read<UserRow[]>(sql.getUsers(paddedSize(ids.length)), padded(ids), deadline);
     const byId = new Map(rows.map((row) => [row.id, row]));
     for (const pending of batch) pending.resolve(byId.get(pending.item));
   }
@@ -142,9 +156,11 @@ export class UserStore {
    * not confirmed.
    */
   private async createBatch(batch: ReadonlyArray<Pending<NewUser, void>>): Promise<void> {
+    const deadline = this.deadlineOf(batch);
     if (batch.length > 1) {
       try {
-        await this.db.write(sql.createUsers(batch.length), batch.flatMap(({ item }) => [item.name, item.email]));
+        const values = batch.flatMap(({ item }) => [item.name, item.email]);
+        await this.db.write(sql.createUsers(batch.length), values, deadline);
         for (const pending of batch) pending.resolve();
         return;
       } catch (error) {
@@ -153,7 +169,7 @@ export class UserStore {
     }
     await Promise.all(
       batch.map(({ item, resolve, reject }) =>
-        this.db.write(sql.createUser, [item.name, item.email]).then(() => resolve(), reject),
+        this.db.write(sql.createUser, [item.name, item.email], deadline).then(() => resolve(), reject),
       ),
     );
   }
@@ -164,22 +180,24 @@ export class UserStore {
    * true; for duplicates within a batch the latest request wins, as if they ran in arrival order.
    */
   private async updateBatch(batch: ReadonlyArray<Pending<UserUpdate, boolean>>): Promise<void> {
+    const deadline = this.deadlineOf(batch);
     if (batch.length === 1) {
       const { id, name, email } = batch[0]!.item;
-      const result = await this.db.write(sql.updateUser, [name, email, id]);
+      const result = await this.db.write(sql.updateUser, [name, email, id], deadline);
       batch[0]!.resolve(result.affectedRows > 0);
       return;
     }
     const latest = new Map(batch.map(({ item }) => [item.id, item]));
     const ids = [...latest.keys()];
-    const found = await this.db.read<Array<{ id: number }>>(sql.findUserIds(paddedSize(ids.length)), padded(ids));
+    const found = await this.db.read<Array<{ id: number }>>(sql.findUserIds(paddedSize(ids.length)), padded(ids), deadline);
     if (found.length > 0) {
       const targets = padded(found.map((row) => latest.get(row.id)!));
-      await this.db.write(sql.updateUsers(targets.length), [
+      const values = [
         ...targets.flatMap((user) => [user.id, user.name]),
         ...targets.flatMap((user) => [user.id, user.email]),
         ...targets.map((user) => user.id),
-      ]);
+      ];
+      await this.db.write(sql.updateUsers(targets.length), values, deadline);
     }
     const existing = new Set(found.map((row) => row.id));
     for (const pending of batch) pending.resolve(existing.has(pending.item.id));
