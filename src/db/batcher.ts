@@ -1,11 +1,19 @@
 import { StorageError } from '../http/errors.js';
 
-/** Too much work is already waiting; carries the same message as mysql2's full pool queue. */
+/** Too many operations of one kind are already waiting for a batch. */
 export class QueueFullError extends Error {
   constructor() {
-    super('Queue limit reached.');
+    super('Too many operations waiting for the database');
     this.name = 'QueueFullError';
   }
+}
+
+/** mysql2's pool says its own wait queue is full only through this message. */
+const POOL_QUEUE_FULL = 'Queue limit reached.';
+
+/** True when work was turned away because too much already waits: a batch queue or the pool's. */
+export function isQueueFull(cause: unknown): boolean {
+  return cause instanceof QueueFullError || (cause instanceof Error && cause.message === POOL_QUEUE_FULL);
 }
 
 export interface Pending<I, R> {

@@ -1,5 +1,6 @@
 import { STATUS_CODES, createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import { isQueueFull } from '../db/batcher.js';
 import { type Logger, redactTarget } from '../log.js';
 import { ClientGoneError } from './body.js';
 import type { Handler, RequestContext } from './context.js';
@@ -65,7 +66,7 @@ export function createHttpServer({ router, logger, limits = serverLimits }: Http
     }
     if (error instanceof HttpError) {
       sendJson(res, error.status, errorBody(error.message), error.headers);
-    } else if (error instanceof StorageError && isQueueFull(error)) {
+    } else if (error instanceof StorageError && isQueueFull(error.cause)) {
       logger.warn('database queue full', { method: req.method, path: ctx.path });
       sendJson(res, 503, errorBody(messages.busy), { 'Retry-After': '1' });
     } else {
@@ -146,10 +147,6 @@ function isApiPath(path: string): boolean {
   return path === '/api' || path.startsWith('/api/');
 }
 
-function isQueueFull(error: StorageError): boolean {
-  return error.cause instanceof Error && error.cause.message === 'Queue limit reached.';
-}
-
 const clientErrorStatus: Record<string, number> = {
   HPE_HEADER_OVERFLOW: 431,
   ERR_HTTP_REQUEST_TIMEOUT: 408,
@@ -157,9 +154,9 @@ const clientErrorStatus: Record<string, number> = {
 };
 
 const clientErrorMessage: Record<number, string> = {
-  400: 'Malformed HTTP request',
-  408: 'Request timed out',
-  431: 'Request headers too large',
+  400: messages.malformedRequest,
+  408: messages.requestTimeout,
+  431: messages.headersTooLarge,
 };
 
 /** A request Node could not parse or that took too long: a JSON answer written straight to the socket. */
