@@ -5,7 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import { serverLimits } from '../../src/http/server.js';
 import { MAX_BODY_BYTES } from '../../src/http/body.js';
 import { request } from '../helpers/http.js';
-import { parseResponse } from '../helpers/raw-response.js';
+import { parseResponse, type ParsedResponse } from '../helpers/raw-response.js';
 import { startService, TEST_PASSWORD, type RunningService } from '../helpers/service.js';
 
 const IDLE_CONNECTIONS = 1000;
@@ -26,40 +26,39 @@ after(async () => {
   await service.close();
 });
 
-/** Opens a connection, makes one keep-alive request on it and leaves it open and idle. */
-function idleAfterOneRequest(): Promise<Socket> {
+/** Writes one request on an open socket and resolves with the response; rejects if the socket closes first. */
+function exchange(socket: Socket, request: string): Promise<ParsedResponse> {
   return new Promise((resolve, reject) => {
-    const socket = connect({ port, host: '127.0.0.1' });
     let received = Buffer.alloc(0);
+    const onClose = (): void => reject(new Error('the connection was closed'));
     const onData = (chunk: Buffer): void => {
       received = Buffer.concat([received, chunk]);
       const res = parseResponse(received, false, false);
       if (!res) return;
       socket.off('data', onData);
-      if (res.status === 200 && res.headers.connection === 'keep-alive') resolve(socket);
-      else reject(new Error(`unexpected answer ${res.status} ${res.headers.connection}`));
+      socket.off('close', onClose);
+      resolve(res);
     };
     socket.on('data', onData);
-    socket.once('error', reject);
-    socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n');
+    socket.once('close', onClose);
+    socket.write(request);
   });
 }
 
-/** One more request on a connection that sat idle. */
-function reuse(socket: Socket): Promise<number> {
-  return new Promise((resolve, reject) => {
-    let received = Buffer.alloc(0);
-    const onData = (chunk: Buffer): void => {
-      received = Buffer.concat([received, chunk]);
-      const res = parseResponse(received, false, false);
-      if (!res) return;
-      socket.off('data', onData);
-      resolve(res.status);
-    };
-    socket.on('data', onData);
-    socket.once('close', () => reject(new Error('the idle connection was closed')));
-    socket.write('GET /api/users/1 HTTP/1.1\r\nHost: x\r\n\r\n');
+/** Opens a connection, makes one keep-alive request on it and leaves it open and idle. */
+async function idleAfterOneRequest(): Promise<Socket> {
+  const socket = connect({ port, host: '127.0.0.1' });
+  const res = await new Promise<ParsedResponse>((resolve, reject) => {
+    socket.once('error', reject);
+    exchange(socket, 'GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n').then(resolve, reject);
   });
+  if (res.status === 200 && res.headers.connection === 'keep-alive') return socket;
+  throw new Error(`unexpected answer ${res.status} ${res.headers.connection}`);
+}
+
+/** One more request on a connection that sat idle. */
+async function reuse(socket: Socket): Promise<number> {
+  return (await exchange(socket, 'GET /api/users/1 HTTP/1.1\r\nHost: x\r\n\r\n')).status;
 }
 
 describe('server limits', () => {
