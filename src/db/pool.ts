@@ -55,6 +55,9 @@ export function createPool(db: DbConfig, tuning: PoolTuning = defaultTuning): Po
     password: db.password,
     database: db.database,
     charset: 'utf8mb4',
+    // An UPDATE's affected rows are the rows it found, changed or not: an update to the values a row
+    // already holds still proves the row exists (mysql2's default, stated because the store relies on it).
+    flags: ['+FOUND_ROWS'],
     timezone: 'Z',
     dateStrings: true,
     connectionLimit: tuning.connectionLimit,

@@ -21,13 +21,11 @@ export const sql = {
   deleteUser: 'DELETE FROM users WHERE id = ?',
   /** `count` users by id; ids that match no row are simply absent from the result. */
   getUsers: memoized((count) => `SELECT id, name, email, created_at FROM users WHERE id IN (${marks(count, '?')})`),
-  /** Which of `count` ids exist. */
-  findUserIds: memoized((count) => `SELECT id FROM users WHERE id IN (${marks(count, '?')})`),
   /** `count` users in one statement: all are stored or none. Values: name, email per user. */
   createUsers: memoized((count) => `INSERT INTO users (name, email) VALUES ${marks(count, '(?, ?)')}`),
   /**
-   * `count` users replaced in one statement. Values: (id, name) per user, (id, email) per user,
-   * then the ids.
+   * `count` users replaced in one statement; its affected rows are the rows found (see the pool's
+   * FOUND_ROWS flag). Values: (id, name) per user, (id, email) per user, then the ids.
    */
   updateUsers: memoized(
     (count) =>

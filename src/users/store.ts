@@ -175,32 +175,37 @@ export class UserStore {
   }
 
   /**
-   * Which ids exist is read first; the existing ones are then replaced in one UPDATE. An id
-   * absent at that read was absent during the request (ids are never reused), so its 404 is
-   * true; for duplicates within a batch the latest request wins, as if they ran in arrival order.
+   * One UPDATE replaces every user of the batch; for duplicates within a batch the latest request
+   * wins, as if they ran in arrival order. When it finds as many rows as there are ids, every id
+   * existed. Otherwise each id is updated alone to learn which did: a row already updated is
+   * written again with the same values, which is what a client's retry of an idempotent PUT does.
    */
   private async updateBatch(batch: ReadonlyArray<Pending<UserUpdate, boolean>>): Promise<void> {
     const deadline = this.deadlineOf(batch);
-    if (batch.length === 1) {
-      const { id, name, email } = batch[0]!.item;
-      const result = await this.db.write(sql.updateUser, [name, email, id], deadline);
-      batch[0]!.resolve(result.affectedRows > 0);
-      return;
-    }
     const latest = new Map(batch.map(({ item }) => [item.id, item]));
-    const ids = [...latest.keys()];
-    const found = await this.db.read<Array<{ id: number }>>(sql.findUserIds(paddedSize(ids.length)), padded(ids), deadline);
-    if (found.length > 0) {
-      const targets = padded(found.map((row) => latest.get(row.id)!));
-      const values = [
-        ...targets.flatMap((user) => [user.id, user.name]),
-        ...targets.flatMap((user) => [user.id, user.email]),
-        ...targets.map((user) => user.id),
-      ];
-      await this.db.write(sql.updateUsers(targets.length), values, deadline);
-    }
-    const existing = new Set(found.map((row) => row.id));
-    for (const pending of batch) pending.resolve(existing.has(pending.item.id));
+    const targets = [...latest.values()];
+    const found =
+      targets.length === 1 ? await this.updateOne(targets[0]!, deadline) : await this.updateAll(targets, deadline);
+    for (const pending of batch) pending.resolve(found.has(pending.item.id));
+  }
+
+  /** The ids of `targets` that exist, each now holding its new values. */
+  private async updateAll(targets: UserUpdate[], deadline: Deadline): Promise<Set<number>> {
+    const rows = padded(targets);
+    const values = [
+      ...rows.flatMap((user) => [user.id, user.name]),
+      ...rows.flatMap((user) => [user.id, user.email]),
+      ...rows.map((user) => user.id),
+    ];
+    const result = await this.db.write(sql.updateUsers(rows.length), values, deadline);
+    if (result.affectedRows === targets.length) return new Set(targets.map((user) => user.id));
+    const each = await Promise.all(targets.map((user) => this.updateOne(user, deadline)));
+    return new Set(each.flatMap((found) => [...found]));
+  }
+
+  private async updateOne({ id, name, email }: UserUpdate, deadline: Deadline): Promise<Set<number>> {
+    const result = await this.db.write(sql.updateUser, [name, email, id], deadline);
+    return new Set(result.affectedRows > 0 ? [id] : []);
   }
 }
 

@@ -1,0 +1,82 @@
+import assert from 'node:assert/strict';
+import { after, before, beforeEach, describe, test } from 'node:test';
+import type { Pool } from 'mysql2';
+import { createPool, endPool } from '../../src/db/pool.js';
+import { ensureSchema } from '../../src/db/schema.js';
+import { StorageError } from '../../src/http/errors.js';
+import { UserStore } from '../../src/users/store.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+
+// Operations submitted in the same tick leave in one batch (see db/batcher.ts), so each test below
+// exercises the shared statements against the real database.
+describe('coalesced store operations', () => {
+  let db: TestDatabase;
+  let pool: Pool;
+  let store: UserStore;
+
+  before(async () => {
+    db = await createTestDatabase('coalescing');
+    await ensureSchema(db.config);
+    pool = createPool(db.config);
+    store = new UserStore(pool);
+  });
+
+  after(async () => {
+    await endPool(pool);
+    await db.drop();
+  });
+
+  beforeEach(async () => {
+    await db.query('DELETE FROM users');
+    await db.query("INSERT INTO users (id, name, email) VALUES (1, 'One', 'one@x.io'), (2, 'Two', 'two@x.io'), (3, 'Three', 'three@x.io')");
+  });
+
+  test('updates in one batch, all ids existing: every caller is told so and every row holds its new values', async () => {
+    const found = await Promise.all([1, 2, 3].map((id) => store.update(id, `New ${id}`, `new${id}@x.io`)));
+    assert.deepEqual(found, [true, true, true]);
+    assert.deepEqual(
+      (await db.users()).map(({ id, name, email }) => [id, name, email]),
+      [1, 2, 3].map((id) => [id, `New ${id}`, `new${id}@x.io`]),
+    );
+  });
+
+  test('updates in one batch with missing ids: existing ones are updated and told so, missing ones get false and create nothing', async () => {
+    const found = await Promise.all([1, 404, 3, 2_000_000_000].map((id) => store.update(id, `New ${id}`, `new${id}@x.io`)));
+    assert.deepEqual(found, [true, false, true, false]);
+    assert.deepEqual(
+      (await db.users()).map(({ id, name }) => [id, name]),
+      [[1, 'New 1'], [2, 'Two'], [3, 'New 3']],
+    );
+  });
+
+  test('an update to the values a row already holds still finds the row', async () => {
+    const found = await Promise.all([store.update(1, 'One', 'one@x.io'), store.update(2, 'Two', 'two@x.io')]);
+    assert.deepEqual(found, [true, true]);
+  });
+
+  test('the same id twice in one batch: the later request wins and both are told the user exists', async () => {
+    const found = await Promise.all([store.update(2, 'First', 'first@x.io'), store.update(2, 'Second', 'second@x.io')]);
+    assert.deepEqual(found, [true, true]);
+    const [row] = await db.query<Array<{ name: string; email: string }>>('SELECT name, email FROM users WHERE id = 2');
+    assert.deepEqual({ ...row }, { name: 'Second', email: 'second@x.io' });
+  });
+
+  test('reads in one batch: each caller gets its own row, a missing id gets nothing', async () => {
+    const rows = await Promise.all([3, 404, 1, 3].map((id) => store.get(id)));
+    assert.deepEqual(rows.map((row) => row?.name), ['Three', undefined, 'One', 'Three']);
+  });
+
+  test('creates in one batch: a row the server refuses fails alone and every other row is stored', async () => {
+    const outcomes = await Promise.allSettled([
+      store.create('Kept A', 'a@x.io'),
+      store.create('x'.repeat(101), 'too-long@x.io'),
+      store.create('Kept B', 'b@x.io'),
+    ]);
+    assert.deepEqual(outcomes.map((outcome) => outcome.status), ['fulfilled', 'rejected', 'fulfilled']);
+    assert.ok((outcomes[1] as PromiseRejectedResult).reason instanceof StorageError);
+    assert.deepEqual(
+      (await db.users()).slice(3).map(({ name }) => name),
+      ['Kept A', 'Kept B'],
+    );
+  });
+});
