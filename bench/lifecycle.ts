@@ -11,6 +11,19 @@ const children = new Set<ChildProcess>();
 const cleanupTasks: Array<() => Promise<void>> = [];
 const CLEANUP_TIMEOUT_MS = 10_000;
 
+/** Starts a tracked child process from the project root. */
+export function startChild(
+  command: string,
+  args: string[],
+  stdio: StdioOptions,
+  env: NodeJS.ProcessEnv = process.env,
+): ChildProcess {
+  const child = spawn(command, args, { cwd: projectRoot, stdio, env });
+  children.add(child);
+  child.once('exit', () => children.delete(child));
+  return child;
+}
+
 /** Starts a TypeScript file of this project (see runner.ts) with node, from the project root. */
 export function startTsChild(
   script: string,
@@ -18,14 +31,7 @@ export function startTsChild(
   env: NodeJS.ProcessEnv = process.env,
   nodeFlags: string[] = [],
 ): ChildProcess {
-  const child = spawn(process.execPath, [...nodeFlags, ...nodeArgsFor(script)], {
-    cwd: projectRoot,
-    stdio,
-    env,
-  });
-  children.add(child);
-  child.once('exit', () => children.delete(child));
-  return child;
+  return startChild(process.execPath, [...nodeFlags, ...nodeArgsFor(script)], stdio, env);
 }
 
 export function hasExited(child: ChildProcess): boolean {
@@ -86,16 +92,28 @@ export function withTimeout<T>(promise: Promise<T>, ms: number, what = 'operatio
 
 /** Everything a child writes to stdout, parsed as one JSON document once it exits with status 0. */
 export async function jsonOutput<T>(child: ChildProcess, timeoutMs: number, what: string): Promise<T> {
+  return JSON.parse(await outputOnSuccess(child, timeoutMs, what)) as T;
+}
+
+/** The JSON after `mark` on the line of the child's stdout that starts with it, once the child exits with status 0. */
+export async function jsonMarkedLine<T>(child: ChildProcess, mark: string, timeoutMs: number, what: string): Promise<T> {
+  const stdout = await outputOnSuccess(child, timeoutMs, what);
+  const line = stdout.split('\n').find((candidate) => candidate.startsWith(mark));
+  if (line === undefined) throw new Error(`${what} printed no "${mark.trim()}" line:\n${stdout}`);
+  return JSON.parse(line.slice(mark.length)) as T;
+}
+
+async function outputOnSuccess(child: ChildProcess, timeoutMs: number, what: string): Promise<string> {
   let stdout = '';
   let stderr = '';
   child.stdout?.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
   child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-  const [code] = (await withTimeout(once(child, 'exit'), timeoutMs, what).catch(async (error: unknown) => {
+  const [code] = (await withTimeout(once(child, 'close'), timeoutMs, what).catch(async (error: unknown) => {
     await stopChild(child, 1000);
     throw error;
   })) as [number | null];
   if (code !== 0) throw new Error(`${what} exited with ${code}: ${stderr.trim()}`);
-  return JSON.parse(stdout) as T;
+  return stdout;
 }
 
 /** The first line a running child writes to stdout, parsed as JSON. */

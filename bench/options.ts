@@ -3,6 +3,8 @@ import type { Runner } from './runner.js';
 import { scenarios } from './workload.js';
 
 export type ServiceLog = 'null' | 'pipe' | 'off';
+/** The HTTP load generator; `auto` is wrk when it is installed, else autocannon. */
+export type LoadGenerator = 'auto' | 'wrk' | 'autocannon';
 
 export interface BenchOptions {
   mode: 'throughput' | 'memory';
@@ -15,6 +17,7 @@ export interface BenchOptions {
   serviceLog: ServiceLog;
   /** Users loaded for the memory mode. */
   rows: number;
+  load: LoadGenerator;
   /** Run the service under `node --cpu-prof`. */
   profile: boolean;
   runner: Runner;
@@ -27,6 +30,7 @@ export const usage = `Usage: npx tsx bench/run.ts [options]
   --warmup <s>               unmeasured seconds before each measurement (default 1)
   --scenarios <a,b>          subset of: ${scenarios.map((s) => s.name).join(', ')}
   --service-log null|pipe|off  service stdout to /dev/null, to a drained pipe, or logger off (default null)
+  --load auto|wrk|autocannon HTTP load generator; auto is wrk when installed (default auto)
   --rows <n>                 users loaded in memory mode (default 1000000)
   --profile                  write a CPU profile of the service to bench/results/profiles/
   --runner build|tsx         compile with tsc and run plain node, as in production (default), or run through tsx`;
@@ -41,6 +45,7 @@ export function parseOptions(argv: string[]): BenchOptions {
       warmup: { type: 'string', default: '1' },
       scenarios: { type: 'string' },
       'service-log': { type: 'string', default: 'null' },
+      load: { type: 'string', default: 'auto' },
       rows: { type: 'string', default: '1000000' },
       profile: { type: 'boolean', default: false },
       runner: { type: 'string', default: 'build' },
@@ -62,6 +67,7 @@ export function parseOptions(argv: string[]): BenchOptions {
     warmupSec: positive(values.warmup, 'warmup', true),
     scenarios: chosen,
     serviceLog: oneOf(values['service-log'], ['null', 'pipe', 'off'] as const, 'service-log'),
+    load: oneOf(values.load, ['auto', 'wrk', 'autocannon'] as const, 'load'),
     rows: Math.round(positive(values.rows, 'rows')),
     profile: values.profile,
     runner: oneOf(values.runner, ['build', 'tsx'] as const, 'runner'),

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { measureDbDirect, startHttpNoop } from './ceilings.js';
 import { createBenchDatabase } from './database.js';
-import { measureHttp } from './http-load.js';
 import { onCleanup } from './lifecycle.js';
+import { chooseLoad } from './load-generator.js';
 import type { Measurement } from './measurement.js';
 import type { BenchOptions } from './options.js';
 import { describeMachine, fixed, formatTable, machineLine, progress, writeResults, type Machine } from './report.js';
@@ -23,6 +23,7 @@ export interface ThroughputReport {
   date: string;
   machine: Machine;
   options: BenchOptions;
+  loadGenerator: string;
   httpNoop: Measurement;
   scenarios: ScenarioResult[];
 }
@@ -32,6 +33,9 @@ export interface ThroughputReport {
  * starting from the same table contents. Ends by printing the table and writing bench/results/latest.json.
  */
 export async function runThroughput(options: BenchOptions): Promise<void> {
+  const load = chooseLoad(options.load);
+  if (load.note) progress(load.note);
+  const measureHttp = load.measure;
   const db = await createBenchDatabase();
   onCleanup(() => db.drop());
   const password = `bench-${randomBytes(6).toString('hex')}`;
@@ -67,6 +71,7 @@ export async function runThroughput(options: BenchOptions): Promise<void> {
     date: new Date().toISOString(),
     machine: describeMachine(await db.serverVersion()),
     options,
+    loadGenerator: load.label,
     httpNoop,
     scenarios,
   };
@@ -93,7 +98,7 @@ export function throughputTable(report: ThroughputReport): string {
   }
   const { durationSec, connections } = report.options;
   return [
-    `${machineLine(report.machine)}; ${durationSec} s per run, ${connections} connections`,
+    `${machineLine(report.machine)}; ${durationSec} s per run, ${connections} connections, load from ${report.loadGenerator}`,
     'CPU us/op: CPU time of the process under test (server, or the db-direct client) per successful request.',
     formatTable(['scenario', 'target', 'req/s', 'p50 ms', 'p99 ms', 'p99/p50', 'errors', 'CPU us/op', 'x http-noop', 'x db-direct'], rows),
   ].join('\n');
