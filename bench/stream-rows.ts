@@ -1,14 +1,17 @@
 /**
- * The reference for the memory mode, run as its own process: mysql2 streams the service's list
- * statement over one connection configured as the service's, counting rows, with no HTTP and no JSON.
- * Reads {db} from BENCH_JOB and prints {rows, seconds, cpuSeconds, peakRssMb, rssMb}.
+ * A reference for the memory mode, run as its own process: mysql2 streams a list statement over one
+ * connection configured as the service's, counting rows, with no HTTP. `listUsers` is the plain
+ * table read; `listUsersAsJson` is the statement the service itself streams (each row's JSON built
+ * by the database). Reads {db, statement} from BENCH_JOB and prints {rows, seconds, cpuSeconds, peakRssMb, rssMb}.
  */
 import type { DbConfig } from '../src/config.js';
 import { createPool, defaultTuning, endPool } from '../src/db/pool.js';
 import { sql } from '../src/db/statements.js';
 import { readProcessMemory } from './proc.js';
 
-const { db } = JSON.parse(process.env.BENCH_JOB ?? '') as { db: DbConfig };
+export type ListStatement = 'listUsers' | 'listUsersAsJson';
+
+const { db, statement } = JSON.parse(process.env.BENCH_JOB ?? '') as { db: DbConfig; statement: ListStatement };
 const pool = createPool(db, { ...defaultTuning, connectionLimit: 1 });
 
 const connection = await new Promise<import('mysql2').PoolConnection>((resolve, reject) =>
@@ -19,7 +22,7 @@ const cpuBefore = process.cpuUsage();
 const rows = await new Promise<number>((resolve, reject) => {
   let count = 0;
   connection
-    .query(sql.listUsers)
+    .query(sql[statement])
     .on('result', () => count++)
     .on('error', reject)
     .on('end', () => resolve(count));
