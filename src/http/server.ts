@@ -127,7 +127,6 @@ export function createHttpServer({ router, logger, limits = serverLimits }: Http
     },
     onRequest,
   );
-
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => answerClientError(error, socket));
   // Without these listeners Node drops a CONNECT without a word and answers an unknown Expect with a bare 417.
   server.on('connect', (_req: IncomingMessage, socket: Socket) => writeJsonToSocket(socket, 405, messages.methodNotAllowed));
