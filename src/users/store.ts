@@ -181,31 +181,29 @@ export class UserStore {
    * written again with the same values, which is what a client's retry of an idempotent PUT does.
    */
   private async updateBatch(batch: ReadonlyArray<Pending<UserUpdate, boolean>>): Promise<void> {
-    const deadline = this.deadlineOf(batch);
     const latest = new Map(batch.map(({ item }) => [item.id, item]));
-    const targets = [...latest.values()];
-    const found =
-      targets.length === 1 ? await this.updateOne(targets[0]!, deadline) : await this.updateAll(targets, deadline);
+    const found = await this.updateExisting([...latest.values()], this.deadlineOf(batch));
     for (const pending of batch) pending.resolve(found.has(pending.item.id));
   }
 
   /** The ids of `targets` that exist, each now holding its new values. */
-  private async updateAll(targets: UserUpdate[], deadline: Deadline): Promise<Set<number>> {
-    const rows = padded(targets);
-    const values = [
-      ...rows.flatMap((user) => [user.id, user.name]),
-      ...rows.flatMap((user) => [user.id, user.email]),
-      ...rows.map((user) => user.id),
-    ];
-    const result = await this.db.write(sql.updateUsers(rows.length), values, deadline);
-    if (result.affectedRows === targets.length) return new Set(targets.map((user) => user.id));
-    const each = await Promise.all(targets.map((user) => this.updateOne(user, deadline)));
-    return new Set(each.flatMap((found) => [...found]));
-  }
-
-  private async updateOne({ id, name, email }: UserUpdate, deadline: Deadline): Promise<Set<number>> {
-    const result = await this.db.write(sql.updateUser, [name, email, id], deadline);
-    return new Set(result.affectedRows > 0 ? [id] : []);
+  private async updateExisting(targets: UserUpdate[], deadline: Deadline): Promise<Set<number>> {
+    if (targets.length > 1) {
+      const rows = padded(targets);
+      const values = [
+        ...rows.flatMap((user) => [user.id, user.name]),
+        ...rows.flatMap((user) => [user.id, user.email]),
+        ...rows.map((user) => user.id),
+      ];
+      const result = await this.db.write(sql.updateUsers(rows.length), values, deadline);
+      if (result.affectedRows === targets.length) return new Set(targets.map((user) => user.id));
+    }
+    const found = await Promise.all(
+      targets.map(({ id, name, email }) =>
+        this.db.write(sql.updateUser, [name, email, id], deadline).then((result) => result.affectedRows > 0),
+      ),
+    );
+    return new Set(targets.filter((_, i) => found[i]).map((user) => user.id));
   }
 }
 
