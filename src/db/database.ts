@@ -59,7 +59,8 @@ export class Database {
   }
 
   /**
-   * Streams a query's rows to the sink on one connection, without buffering the result. The
+   * Streams a query's rows to the sink on one connection, without buffering the result or decoding
+   * it: each column arrives as the bytes the server sent (text protocol), or null. The
    * database may fall silent for at most the budget (pauses the sink asked for do not count); a
    * connection lost before the first row is retried once, like any read.
    */
@@ -119,7 +120,7 @@ export class Database {
         conn.on('error', onLost);
         watch();
         conn
-          .execute(statement)
+          .query({ sql: statement, typeCast: false })
           .on('result', (row) => {
             if (over || stopped) return;
             rowsSent++;

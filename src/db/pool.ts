@@ -26,8 +26,8 @@ export interface PoolTuning {
    * connection cut silently (no FIN, no RST) within this window can fail a write, with a 500.
    */
   trustAnsweredWithinMs?: number;
-  /** Concurrent listings share one read while the whole list stays under this many characters. */
-  sharedListLimitChars?: number;
+  /** Concurrent listings share one read while the whole list stays under this many bytes. */
+  sharedListLimitBytes?: number;
   /** Tests only: the session wait_timeout, so that the server drops idle connections soon. */
   sessionWaitTimeoutSeconds?: number;
 }
@@ -40,7 +40,7 @@ export const defaultTuning = {
   idleTimeoutMs: 60_000,
   batchesInFlight: 2,
   trustAnsweredWithinMs: 1000,
-  sharedListLimitChars: 1024 * 1024,
+  sharedListLimitBytes: 1024 * 1024,
 } satisfies PoolTuning;
 
 /**

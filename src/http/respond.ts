@@ -18,7 +18,7 @@ export function writeJsonHead(res: ServerResponse, status: number): void {
 export function sendJson(
   res: ServerResponse,
   status: number,
-  body: string,
+  body: string | Buffer,
   extraHeaders?: Readonly<Record<string, string>>,
 ): void {
   const headers = jsonHeaders.concat('Content-Length', String(Buffer.byteLength(body)));

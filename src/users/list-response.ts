@@ -4,9 +4,6 @@ import type { StorageError } from '../http/errors.js';
 import { sendJson, writeJsonHead } from '../http/respond.js';
 import type { UserStore } from './store.js';
 
-/** Rows are gathered into chunks of about this size before they are written. */
-const CHUNK_CHARS = 64 * 1024;
-
 /** The whole table as one JSON array: shared with concurrent listings while it is small, else streamed. */
 export async function sendUserList(res: ServerResponse, store: UserStore): Promise<void> {
   const turn = await store.listTurn();
@@ -26,32 +23,25 @@ export async function sendUserList(res: ServerResponse, store: UserStore): Promi
  */
 function streamUserList(res: ServerResponse, store: UserStore, deadline: Deadline, provedLarge: () => void): Promise<void> {
   return new Promise((resolve, reject) => {
-    let pending = '[';
-    let separator = '';
     let started = false;
     let finished = false;
 
-    const stream = store.streamAllAsJson({
-      row(row) {
-        pending += separator + row.json;
-        separator = ',';
-        if (pending.length < CHUNK_CHARS) return;
+    const stream = store.streamList({
+      chunk(bytes) {
         if (!started) {
           started = true;
           provedLarge();
           writeJsonHead(res, 200);
         }
-        const chunk = pending;
-        pending = '';
-        if (!res.write(chunk)) {
+        if (!res.write(bytes)) {
           stream.pause();
           res.once('drain', () => stream.resume());
         }
       },
-      end() {
+      end(rest) {
         finished = true;
-        if (started) res.end(pending + ']');
-        else sendJson(res, 200, pending + ']');
+        if (started) res.end(rest);
+        else sendJson(res, 200, rest);
         resolve();
       },
       fail(error: StorageError) {

@@ -1,16 +1,24 @@
 import type { Pool } from 'mysql2';
 import { Batcher, paddedSize, type Pending } from '../db/batcher.js';
-import { Database, wasRefusedByServer, type RowSink, type RowStream } from '../db/database.js';
+import { Database, wasRefusedByServer, type RowStream } from '../db/database.js';
 import type { Deadline } from '../db/deadline.js';
+import { StorageError } from '../http/errors.js';
 import { defaultTuning, type PoolTuning } from '../db/pool.js';
 import { sql } from '../db/statements.js';
+import { UserListChunks } from './list-json.js';
 import type { UserRow } from './user.js';
 
 /**
  * Either the shared list, or the go-ahead to stream it alone; a streaming caller must call
  * `release` once its list ends, fails, or has proved too large to share (more than one chunk).
  */
-export type ListTurn = { body: string } | { release: () => void; deadline: Deadline };
+export type ListTurn = { body: Buffer } | { release: () => void; deadline: Deadline };
+
+export interface ListSink {
+  chunk(bytes: Buffer): void;
+  end(rest: Buffer): void;
+  fail(error: StorageError): void;
+}
 
 interface NewUser {
   name: string;
@@ -49,7 +57,7 @@ export class UserStore {
     this.creates = new Batcher((batch) => this.createBatch(batch), inFlight, MAX_BATCH, waiting);
     this.updates = new Batcher((batch) => this.updateBatch(batch), inFlight, MAX_BATCH, waiting);
     this.lists = new Batcher((batch) => this.listBatch(batch), inFlight, MAX_BATCH, waiting);
-    this.sharedListLimit = tuning.sharedListLimitChars ?? defaultTuning.sharedListLimitChars;
+    this.sharedListLimit = tuning.sharedListLimitBytes ?? defaultTuning.sharedListLimitBytes;
   }
 
   get(id: number): Promise<UserRow | undefined> {
@@ -87,9 +95,30 @@ export class UserStore {
     return this.lists.submit();
   }
 
-  /** Every user in id order as JSON text, streamed: the table is never held in memory. */
-  streamAllAsJson(sink: RowSink<{ json: string }>, deadline: Deadline): RowStream {
-    return this.db.stream(sql.listUsersAsJson, sink, deadline);
+  /**
+   * Every user in id order as one JSON array, streamed in chunks of about `chunkBytes`: the table is
+   * never held in memory. `chunk` may pause the stream (backpressure); `end` brings the last bytes.
+   */
+  streamList(sink: ListSink, deadline: Deadline, chunkBytes?: number): RowStream {
+    const list = new UserListChunks(chunkBytes);
+    let broken = false;
+    const stream = this.db.stream<{ json: Buffer }>(sql.listUsersAsJson, {
+      row(row) {
+        if (broken) return;
+        let chunk: Buffer | undefined;
+        try {
+          chunk = list.add(row.json);
+        } catch (error) {
+          broken = true;
+          stream.abort();
+          return sink.fail(new StorageError(error));
+        }
+        if (chunk) sink.chunk(chunk);
+      },
+      end: () => sink.end(list.end()),
+      fail: (error) => sink.fail(error),
+    }, deadline);
+    return stream;
   }
 
   /**
@@ -112,21 +141,17 @@ export class UserStore {
     }
   }
 
-  private readListUpTo(limitChars: number, deadline: Deadline): Promise<string | undefined> {
+  /** The whole list, or undefined as soon as it proves larger than `limitBytes`. */
+  private readListUpTo(limitBytes: number, deadline: Deadline): Promise<Buffer | undefined> {
     return new Promise((resolve, reject) => {
-      let body = '[';
-      let separator = '';
-      const stream = this.db.stream<{ json: string }>(sql.listUsersAsJson, {
-        row(row) {
-          body += separator + row.json;
-          separator = ',';
-          if (body.length <= limitChars) return;
+      const stream = this.streamList({
+        chunk() {
           stream.abort();
           resolve(undefined);
         },
-        end: () => resolve(body + ']'),
+        end: resolve,
         fail: reject,
-      }, deadline);
+      }, deadline, limitBytes);
     });
   }
 

@@ -18,7 +18,7 @@ const awkward = [
   "'; DROP TABLE users; --",
 ];
 
-test('the list (serialised by the database) and GET by id (serialised by the service) give the same user objects', async () => {
+test('the list and GET by id give the same user objects, awkward names and emails included', async () => {
   for (const text of awkward) {
     await service.db.query('INSERT INTO users (name, email) VALUES (?, ?)', [text, `${text}@x`]);
   }
@@ -30,6 +30,13 @@ test('the list (serialised by the database) and GET by id (serialised by the ser
     const one = await request(service.baseUrl, 'GET', `/api/users/${user.id}`);
     assert.deepEqual(one.json, user, `user ${user.id}`);
   }
+});
+
+test('the list body is byte for byte the GET-by-id bodies joined into an array', async () => {
+  const list = await request(service.baseUrl, 'GET', `/api/users?pwd=${TEST_PASSWORD}`);
+  const ids = (list.json as Array<{ id: number }>).map((user) => user.id);
+  const bodies = await Promise.all(ids.map(async (id) => (await request(service.baseUrl, 'GET', `/api/users/${id}`)).text));
+  assert.equal(list.text, `[${bodies.join(',')}]`);
 });
 
 test('a NULL created_at (possible on MySQL 8 when written by other clients) is null in both, not an error', async () => {
@@ -45,5 +52,27 @@ test('a NULL created_at (possible on MySQL 8 when written by other clients) is n
   assert.equal(one.status, 200);
   assert.equal((one.json as { created_at: unknown }).created_at, null);
   const list = await request(service.baseUrl, 'GET', `/api/users?pwd=${TEST_PASSWORD}`);
+  assert.deepEqual((list.json as Array<{ id: number }>).find((user) => user.id === inserted.insertId), one.json);
+});
+
+test('a created_at with fractions of a second (TIMESTAMP(6), made by other clients) is listed to the second, as GET by id gives it', async () => {
+  await service.db.query('ALTER TABLE users MODIFY created_at TIMESTAMP(6) NULL DEFAULT CURRENT_TIMESTAMP(6)');
+  const inserted = await service.db.query<{ insertId: number }>(
+    "INSERT INTO users (name, email, created_at) VALUES (?, ?, '2026-01-02 03:04:05.678901')",
+    ['Fraction', 'fraction@x'],
+  );
+  const one = await request(service.baseUrl, 'GET', `/api/users/${inserted.insertId}`);
+  assert.equal((one.json as { created_at: unknown }).created_at, '2026-01-02T03:04:05.000Z');
+  const list = await request(service.baseUrl, 'GET', `/api/users?pwd=${TEST_PASSWORD}`);
+  assert.deepEqual((list.json as Array<{ id: number }>).find((user) => user.id === inserted.insertId), one.json);
+});
+
+test('a NULL name or email (possible in a table other clients made) is listed as null, as GET by id gives it', async () => {
+  await service.db.query('ALTER TABLE users MODIFY name VARCHAR(100) NULL, MODIFY email VARCHAR(100) NULL');
+  const inserted = await service.db.query<{ insertId: number }>('INSERT INTO users (name, email) VALUES (NULL, ?)', ['nameless@x']);
+  const one = await request(service.baseUrl, 'GET', `/api/users/${inserted.insertId}`);
+  assert.equal((one.json as { name: unknown }).name, null);
+  const list = await request(service.baseUrl, 'GET', `/api/users?pwd=${TEST_PASSWORD}`);
+  assert.equal(list.status, 200);
   assert.deepEqual((list.json as Array<{ id: number }>).find((user) => user.id === inserted.insertId), one.json);
 });

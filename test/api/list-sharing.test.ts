@@ -37,7 +37,7 @@ describe('concurrent listings', () => {
   before(async () => {
     small = await startService('listshare');
     // A limit the ten seed users exceed: concurrent listings fall back to one stream each.
-    tiny = await startService('listnoshare', { poolTuning: { ...defaultTuning, sharedListLimitChars: 200 } });
+    tiny = await startService('listnoshare', { poolTuning: { ...defaultTuning, sharedListLimitBytes: 200 } });
   });
   after(async () => {
     await small.close();
