@@ -74,9 +74,8 @@ describe('coalesced store operations', () => {
     ]);
     assert.deepEqual(outcomes.map((outcome) => outcome.status), ['fulfilled', 'rejected', 'fulfilled']);
     assert.ok((outcomes[1] as PromiseRejectedResult).reason instanceof StorageError);
-    assert.deepEqual(
-      (await db.users()).slice(3).map(({ name }) => name),
-      ['Kept A', 'Kept B'],
-    );
+    // The single statements that find the culprit run concurrently, so the stored order is free.
+    const stored = (await db.users()).filter(({ id }) => id > 3).map(({ name }) => name);
+    assert.deepEqual(stored.sort(), ['Kept A', 'Kept B']);
   });
 });
