@@ -49,3 +49,18 @@ export class Tally {
     };
   }
 }
+
+/**
+ * The run with the median throughput stands for all of a side's runs (its latencies and CPU with
+ * it), but errors are those of every run: a median must not hide a failure.
+ */
+export function medianRun(runs: readonly Measurement[]): Measurement {
+  const sorted = [...runs].sort((a, b) => a.reqPerSec - b.reqPerSec);
+  const errorKinds: Record<string, number> = {};
+  for (const run of runs) for (const [kind, count] of Object.entries(run.errorKinds)) errorKinds[kind] = (errorKinds[kind] ?? 0) + count;
+  return {
+    ...sorted[Math.floor(sorted.length / 2)]!,
+    errors: runs.reduce((sum, run) => sum + run.errors, 0),
+    errorKinds,
+  };
+}

@@ -2,8 +2,9 @@ import { randomBytes } from 'node:crypto';
 import type { DbConfig } from '../src/config.js';
 import { createBenchDatabase } from './database.js';
 import { jsonOutput, onCleanup, startTsChild } from './lifecycle.js';
-import { fetchList, type FetchedList } from './list-fetch.js';
-import type { BenchOptions } from './options.js';
+import { curlVersion, fetchListWithCurl } from './list-fetch-curl.js';
+import { fetchList, type FetchedList, type FetchList } from './list-fetch.js';
+import type { BenchOptions, ListClient } from './options.js';
 import { readCpuSeconds, readProcessMemory, resetPeakRss, type ProcessMemory } from './proc.js';
 import { describeMachine, fixed, formatTable, machineLine, progress, writeResults, type Machine } from './report.js';
 import { startService } from './service.js';
@@ -20,22 +21,25 @@ export interface MemoryReport {
   machine: Machine;
   rows: number;
   loadSeconds: number;
+  /** What fetched the list from the service, e.g. "curl 7.88.1". */
+  listClient: string;
   service: FetchedList & { cpuSeconds: number; rssBeforeMb: number; peakRssMb: number; peakCoversRequestOnly: boolean };
   /** mysql2 streaming the plain table read: the reference of the time target. */
   mysqlStream: DirectStream;
-  /** mysql2 streaming the service's own list statement, whose rows the database serialises. */
+  /** mysql2 streaming the service's own list statement (rows nearly serialised by the database). */
   mysqlJsonStream: DirectStream;
   timeRatio: number;
   timeRatioToJsonStream: number;
 }
 
 /**
- * Loads `rows` users, then lists them three times through mysql2 alone and three times through
+ * Loads `rows` users, then lists them `repeat` times through mysql2 alone and as many through
  * the service, alternating, reporting the median time and the highest peak RSS of each process. Writes bench/results/memory-latest.json.
  */
 export async function runMemory(options: BenchOptions): Promise<void> {
   const db = await createBenchDatabase();
   onCleanup(() => db.drop());
+  const client = chooseListClient(options.listClient);
   const password = `bench-${randomBytes(6).toString('hex')}`;
   const service = await startService(db.config, password, options);
 
@@ -48,17 +52,17 @@ export async function runMemory(options: BenchOptions): Promise<void> {
   const directRuns: DirectStream[] = [];
   const jsonRuns: DirectStream[] = [];
   const serviceRuns: Array<MemoryReport['service']> = [];
-  for (let run = 1; run <= LISTING_RUNS; run++) {
-    progress(`mysql2 stream without HTTP (${run}/${LISTING_RUNS})`);
+  for (let run = 1; run <= options.repeat; run++) {
+    progress(`mysql2 stream without HTTP (${run}/${options.repeat})`);
     directRuns.push(await streamDirect(db.config, options.rows, 'listUsers'));
-    progress(`mysql2 stream of the service's JSON statement (${run}/${LISTING_RUNS})`);
+    progress(`mysql2 stream of the service's own list statement (${run}/${options.repeat})`);
     jsonRuns.push(await streamDirect(db.config, options.rows, 'listUsersAsJson'));
-    progress(`GET /api/users through the service (${run}/${LISTING_RUNS})`);
+    progress(`GET /api/users through the service (${run}/${options.repeat})`);
     const before = readProcessMemory(service.pid);
     // Without the reset, VmHWM would also cover whatever start-up needed.
     const peakCoversRequestOnly = resetPeakRss(service.pid);
     const cpuBefore = readCpuSeconds(service.pid);
-    const fetched = await fetchList(`${service.baseUrl}/api/users?pwd=${encodeURIComponent(password)}`, options.rows);
+    const fetched = await client.fetch(`${service.baseUrl}/api/users?pwd=${encodeURIComponent(password)}`, options.rows);
     const cpuSeconds = readCpuSeconds(service.pid) - cpuBefore;
     const after = readProcessMemory(service.pid);
     serviceRuns.push({ ...fetched, cpuSeconds, rssBeforeMb: before.rssMb, peakRssMb: after.peakRssMb, peakCoversRequestOnly });
@@ -73,6 +77,7 @@ export async function runMemory(options: BenchOptions): Promise<void> {
     machine: describeMachine(await db.serverVersion()),
     rows: options.rows,
     loadSeconds,
+    listClient: client.label,
     service: fetched,
     mysqlStream,
     mysqlJsonStream,
@@ -83,7 +88,17 @@ export async function runMemory(options: BenchOptions): Promise<void> {
   progress(`results written to ${await writeResults('memory-latest.json', report)}`);
 }
 
-const LISTING_RUNS = 3;
+/**
+ * curl reads the hundred-megabyte body for a fraction of the CPU Node's HTTP client spends on it,
+ * leaving more of a small machine to the service and the database being measured.
+ */
+function chooseListClient(choice: ListClient): { label: string; fetch: FetchList } {
+  const curl = choice === 'node' ? undefined : curlVersion();
+  if (curl) return { label: curl, fetch: fetchListWithCurl };
+  if (choice === 'curl') throw new Error('--list-client curl: curl is not installed (Debian: apt-get install curl)');
+  if (choice === 'auto') progress("curl is not installed: Node's HTTP client fetches the list (apt-get install curl for a lighter one)");
+  return { label: "Node's http client", fetch: fetchList };
+}
 
 function median<T extends { seconds: number }>(runs: T[]): T {
   return [...runs].sort((a, b) => a.seconds - b.seconds)[Math.floor(runs.length / 2)]!;
@@ -103,16 +118,16 @@ export function memoryTable(report: MemoryReport): string {
   const { service, mysqlStream, mysqlJsonStream } = report;
   const mb = (value: number) => fixed(value, 1);
   return [
-    `${machineLine(report.machine)}; ${report.rows} users (loaded in ${fixed(report.loadSeconds, 1)} s)`,
+    `${machineLine(report.machine)}; ${report.rows} users (loaded in ${fixed(report.loadSeconds, 1)} s); list fetched by ${report.listClient}`,
     'CPU s: CPU time of the listing process (the service, or the mysql2 client) during the listing.',
     formatTable(
-      ['list all users', 'seconds', 'x mysql2', 'x mysql2 JSON', 'CPU s', 'rows', 'MB sent', 'RSS before MB', 'peak RSS MB'],
+      ['list all users', 'seconds', 'x mysql2', 'x same statement', 'CPU s', 'rows', 'MB sent', 'RSS before MB', 'peak RSS MB'],
       [
         ['service GET /api/users', fixed(service.seconds, 2), fixed(report.timeRatio, 2), fixed(report.timeRatioToJsonStream, 2),
           fixed(service.cpuSeconds, 2), String(service.rows), mb(service.bytes / 2 ** 20), mb(service.rssBeforeMb), mb(service.peakRssMb)],
         ['mysql2 stream, no HTTP', fixed(mysqlStream.seconds, 2), '1.00', '-', fixed(mysqlStream.cpuSeconds, 2),
           String(mysqlStream.rows), '-', '-', mb(mysqlStream.peakRssMb)],
-        ['mysql2 stream, JSON by the database', fixed(mysqlJsonStream.seconds, 2), '-', '1.00', fixed(mysqlJsonStream.cpuSeconds, 2),
+        ["mysql2 stream, the service's statement", fixed(mysqlJsonStream.seconds, 2), '-', '1.00', fixed(mysqlJsonStream.cpuSeconds, 2),
           String(mysqlJsonStream.rows), '-', '-', mb(mysqlJsonStream.peakRssMb)],
       ],
     ),

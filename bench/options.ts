@@ -5,11 +5,15 @@ import { scenarios } from './workload.js';
 export type ServiceLog = 'null' | 'pipe' | 'off';
 /** The HTTP load generator; `auto` is wrk when it is installed, else autocannon. */
 export type LoadGenerator = 'auto' | 'wrk' | 'autocannon';
+/** What fetches the list in memory mode; `auto` is curl when it is installed, else Node's HTTP client. */
+export type ListClient = 'auto' | 'curl' | 'node';
 
 export interface BenchOptions {
   mode: 'throughput' | 'memory';
   durationSec: number;
   connections: number;
+  /** Alternating runs of each side; the median is reported. */
+  repeat: number;
   /** Seconds of unmeasured load before each measurement, so every side runs JIT-compiled code. */
   warmupSec: number;
   scenarios: string[];
@@ -18,6 +22,7 @@ export interface BenchOptions {
   /** Users loaded for the memory mode. */
   rows: number;
   load: LoadGenerator;
+  listClient: ListClient;
   /** Run the service under `node --cpu-prof`. */
   profile: boolean;
   runner: Runner;
@@ -28,10 +33,12 @@ export const usage = `Usage: npx tsx bench/run.ts [options]
   --duration <s>             seconds per measurement (default 5)
   --connections <n>          concurrent connections / loops (default 32)
   --warmup <s>               unmeasured seconds before each measurement (default 1)
+  --repeat <n>               alternating runs of each side, the median reported (default 3)
   --scenarios <a,b>          subset of: ${scenarios.map((s) => s.name).join(', ')}
   --service-log null|pipe|off  service stdout to /dev/null, to a drained pipe, or logger off (default null)
   --load auto|wrk|autocannon HTTP load generator; auto is wrk when installed (default auto)
   --rows <n>                 users loaded in memory mode (default 1000000)
+  --list-client auto|curl|node  what fetches the list in memory mode; auto is curl when installed (default auto)
   --profile                  write a CPU profile of the service to bench/results/profiles/
   --runner build|tsx         compile with tsc and run plain node, as in production (default), or run through tsx`;
 
@@ -43,10 +50,12 @@ export function parseOptions(argv: string[]): BenchOptions {
       duration: { type: 'string', default: '5' },
       connections: { type: 'string', default: '32' },
       warmup: { type: 'string', default: '1' },
+      repeat: { type: 'string', default: '3' },
       scenarios: { type: 'string' },
       'service-log': { type: 'string', default: 'null' },
       load: { type: 'string', default: 'auto' },
       rows: { type: 'string', default: '1000000' },
+      'list-client': { type: 'string', default: 'auto' },
       profile: { type: 'boolean', default: false },
       runner: { type: 'string', default: 'build' },
       help: { type: 'boolean', default: false },
@@ -65,10 +74,12 @@ export function parseOptions(argv: string[]): BenchOptions {
     durationSec: positive(values.duration, 'duration'),
     connections: Math.round(positive(values.connections, 'connections')),
     warmupSec: positive(values.warmup, 'warmup', true),
+    repeat: Math.round(positive(values.repeat, 'repeat')),
     scenarios: chosen,
     serviceLog: oneOf(values['service-log'], ['null', 'pipe', 'off'] as const, 'service-log'),
     load: oneOf(values.load, ['auto', 'wrk', 'autocannon'] as const, 'load'),
     rows: Math.round(positive(values.rows, 'rows')),
+    listClient: oneOf(values['list-client'], ['auto', 'curl', 'node'] as const, 'list-client'),
     profile: values.profile,
     runner: oneOf(values.runner, ['build', 'tsx'] as const, 'runner'),
   };

@@ -1,8 +1,8 @@
 /**
  * A reference for the memory mode, run as its own process: mysql2 streams a list statement over one
  * connection configured as the service's, counting rows, with no HTTP. `listUsers` is the plain
- * table read; `listUsersAsJson` is the statement the service itself streams (each row's JSON built
- * by the database). Reads {db, statement} from BENCH_JOB and prints {rows, seconds, cpuSeconds, peakRssMb, rssMb}.
+ * table read; `listUsersAsJson` is the statement the service itself streams (each row nearly the
+ * API's JSON, see its comment). Reads {db, statement} from BENCH_JOB and prints {rows, seconds, cpuSeconds, peakRssMb, rssMb}.
  */
 import type { DbConfig } from '../src/config.js';
 import { createPool, defaultTuning, endPool } from '../src/db/pool.js';

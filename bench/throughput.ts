@@ -3,7 +3,7 @@ import { measureDbDirect, startHttpNoop } from './ceilings.js';
 import { createBenchDatabase } from './database.js';
 import { onCleanup } from './lifecycle.js';
 import { chooseLoad } from './load-generator.js';
-import type { Measurement } from './measurement.js';
+import { medianRun, type Measurement } from './measurement.js';
 import type { BenchOptions } from './options.js';
 import { describeMachine, fixed, formatTable, machineLine, progress, writeResults, type Machine } from './report.js';
 import { startService } from './service.js';
@@ -12,8 +12,11 @@ import { scenarioNamed } from './workload.js';
 export interface ScenarioResult {
   name: string;
   tableRows: number;
+  /** The median run of each side (errors of all runs), then every run in order. */
   service: Measurement;
   dbDirect: Measurement;
+  serviceRuns: Measurement[];
+  dbDirectRuns: Measurement[];
   /** Service req/s divided by the ceiling's. */
   ratioToHttpNoop: number;
   ratioToDbDirect: number;
@@ -25,12 +28,15 @@ export interface ThroughputReport {
   options: BenchOptions;
   loadGenerator: string;
   httpNoop: Measurement;
+  httpNoopRuns: Measurement[];
   scenarios: ScenarioResult[];
 }
 
 /**
- * Measures the HTTP ceiling once, then for each scenario the storage ceiling and the service, both
- * starting from the same table contents. Ends by printing the table and writing bench/results/latest.json.
+ * Measures the HTTP ceiling, then for each scenario the storage ceiling and the service, each run
+ * starting from the same table contents, alternating `repeat` times: on a shared machine the
+ * cores' speed drifts within seconds, and the median of alternating runs keeps a slow moment from
+ * deciding a ratio. Ends by printing the table and writing bench/results/latest.json.
  */
 export async function runThroughput(options: BenchOptions): Promise<void> {
   const load = chooseLoad(options.load);
@@ -42,25 +48,37 @@ export async function runThroughput(options: BenchOptions): Promise<void> {
   progress(`database ${db.config.database}; ${options.durationSec} s per run, ${options.connections} connections`);
   const service = await startService(db.config, password, options);
 
-  progress('http-noop');
   const noop = await startHttpNoop();
-  const httpNoop = await measureHttp(noop.baseUrl, noop.pid, scenarioNamed('get-one'), password, options);
+  const httpNoopRuns: Measurement[] = [];
+  for (let run = 1; run <= options.repeat; run++) {
+    progress(`http-noop${runLabel(run, options.repeat)}`);
+    httpNoopRuns.push(await measureHttp(noop.baseUrl, noop.pid, scenarioNamed('get-one'), password, options));
+  }
   await noop.stop();
+  const httpNoop = medianRun(httpNoopRuns);
 
   const scenarios: ScenarioResult[] = [];
   for (const name of options.scenarios) {
     const scenario = scenarioNamed(name);
-    progress(`${name}: db-direct`);
-    await db.resetUsers(scenario.tableRows);
-    const dbDirect = await measureDbDirect(db.config, scenario, options);
-    progress(`${name}: service`);
-    await db.resetUsers(scenario.tableRows);
-    const served = await measureHttp(service.baseUrl, service.pid, scenario, password, options);
+    const dbDirectRuns: Measurement[] = [];
+    const serviceRuns: Measurement[] = [];
+    for (let run = 1; run <= options.repeat; run++) {
+      progress(`${name}: db-direct${runLabel(run, options.repeat)}`);
+      await db.resetUsers(scenario.tableRows);
+      dbDirectRuns.push(await measureDbDirect(db.config, scenario, options));
+      progress(`${name}: service${runLabel(run, options.repeat)}`);
+      await db.resetUsers(scenario.tableRows);
+      serviceRuns.push(await measureHttp(service.baseUrl, service.pid, scenario, password, options));
+    }
+    const served = medianRun(serviceRuns);
+    const dbDirect = medianRun(dbDirectRuns);
     scenarios.push({
       name,
       tableRows: scenario.tableRows,
       service: served,
       dbDirect,
+      serviceRuns,
+      dbDirectRuns,
       ratioToHttpNoop: served.reqPerSec / httpNoop.reqPerSec,
       ratioToDbDirect: served.reqPerSec / dbDirect.reqPerSec,
     });
@@ -73,6 +91,7 @@ export async function runThroughput(options: BenchOptions): Promise<void> {
     options,
     loadGenerator: load.label,
     httpNoop,
+    httpNoopRuns,
     scenarios,
   };
   console.log(throughputTable(report));
@@ -96,12 +115,19 @@ export function throughputTable(report: ThroughputReport): string {
     rows.push(row(s.name, 'service', s.service, [fixed(s.ratioToHttpNoop, 2), fixed(s.ratioToDbDirect, 2)]));
     rows.push(row('', 'db-direct', s.dbDirect, [fixed(s.dbDirect.reqPerSec / report.httpNoop.reqPerSec, 2), '1.00']));
   }
-  const { durationSec, connections } = report.options;
+  const { durationSec, connections, repeat } = report.options;
   return [
     `${machineLine(report.machine)}; ${durationSec} s per run, ${connections} connections, load from ${report.loadGenerator}`,
+    repeat > 1
+      ? `Each row: the median of ${repeat} alternating runs by req/s (its latencies and CPU), errors over all runs.`
+      : 'Each row: one run.',
     'CPU us/op: CPU time of the process under test (server, or the db-direct client) per successful request.',
     formatTable(['scenario', 'target', 'req/s', 'p50 ms', 'p99 ms', 'p99/p50', 'errors', 'CPU us/op', 'x http-noop', 'x db-direct'], rows),
   ].join('\n');
+}
+
+function runLabel(run: number, runs: number): string {
+  return runs > 1 ? ` (${run}/${runs})` : '';
 }
 
 function errorText(m: Measurement): string {
