@@ -16,10 +16,15 @@ export interface PoolTuning {
   /** Idle connections are closed after this long, well before the server's wait_timeout drops them. */
   idleTimeoutMs?: number;
   /**
-   * How many batches of one kind (reads by id, creates, updates) may run at once; while they run,
-   * further operations of that kind gather into the next batch.
+   * How many batches of reads by id (and of listings) may run at once; while they run, further
+   * operations of that kind gather into the next batch.
    */
   batchesInFlight?: number;
+  /**
+   * The same for creates and for updates. One each: a write waits for its commit anyway, and the
+   * writes gathered meanwhile share the next one (measured with the benchmark's `mixed` scenario).
+   */
+  writeBatchesInFlight?: number;
   /**
    * A connection that answered within this many ms is trusted for a write without a ping first.
    * Servers that kill or time out a connection say so on the socket, and the pool drops it; only a
@@ -39,6 +44,7 @@ export const defaultTuning = {
   operationTimeoutMs: 4000,
   idleTimeoutMs: 60_000,
   batchesInFlight: 2,
+  writeBatchesInFlight: 1,
   trustAnsweredWithinMs: 1000,
   sharedListLimitBytes: 1024 * 1024,
 } satisfies PoolTuning;

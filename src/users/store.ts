@@ -52,10 +52,11 @@ export class UserStore {
       tuning.trustAnsweredWithinMs ?? defaultTuning.trustAnsweredWithinMs,
     );
     const inFlight = tuning.batchesInFlight ?? defaultTuning.batchesInFlight;
+    const writesInFlight = tuning.writeBatchesInFlight ?? defaultTuning.writeBatchesInFlight;
     const waiting = tuning.queueLimit;
     this.reads = new Batcher((batch) => this.readBatch(batch), inFlight, MAX_BATCH, waiting);
-    this.creates = new Batcher((batch) => this.createBatch(batch), inFlight, MAX_BATCH, waiting);
-    this.updates = new Batcher((batch) => this.updateBatch(batch), inFlight, MAX_BATCH, waiting);
+    this.creates = new Batcher((batch) => this.createBatch(batch), writesInFlight, MAX_BATCH, waiting);
+    this.updates = new Batcher((batch) => this.updateBatch(batch), writesInFlight, MAX_BATCH, waiting);
     this.lists = new Batcher((batch) => this.listBatch(batch), inFlight, MAX_BATCH, waiting);
     this.sharedListLimit = tuning.sharedListLimitBytes ?? defaultTuning.sharedListLimitBytes;
   }

@@ -9,8 +9,9 @@ import { lockUsersTable, sessionsWaitingForLock, type TableLock } from './helper
 
 /** SHUTDOWN_DRAIN_MS in src/main.ts: in-flight requests get this long before they are cut. */
 const DRAIN_DEADLINE_MS = 10_000;
-/** Creates and reads alternate: each kind reaches the database as batchesInFlight separate statements. */
-const IN_FLIGHT = 2 * defaultTuning.batchesInFlight;
+/** As many creates and reads as reach the database as separate statements, the rest would wait in the service's queue. */
+const CREATES_IN_FLIGHT = defaultTuning.writeBatchesInFlight;
+const READS_IN_FLIGHT = defaultTuning.batchesInFlight;
 const LOAD_WORKERS = 4;
 
 interface Answer {
@@ -95,13 +96,14 @@ describe('SIGTERM during load', () => {
     const keepAlive = new Agent({ keepAlive: true });
     // One at a time, each seen waiting before the next: requests arriving together would share
     // one batched statement, and the test must know every one of them is inside the service.
+    const requests = [
+      ...Array.from({ length: CREATES_IN_FLIGHT }, (_, i) => () =>
+        send(baseUrl, 'POST', '/api/users', keepAlive, { name: `In flight ${i}`, email: `inflight-${i}@example.com` })),
+      ...Array.from({ length: READS_IN_FLIGHT }, (_, i) => () => send(baseUrl, 'GET', `/api/users/${i + 1}`, keepAlive)),
+    ];
     const inFlight: Array<Promise<Answer>> = [];
-    for (let i = 0; i < IN_FLIGHT; i++) {
-      inFlight.push(
-        i % 2 === 0
-          ? send(baseUrl, 'POST', '/api/users', keepAlive, { name: `In flight ${i}`, email: `inflight-${i}@example.com` })
-          : send(baseUrl, 'GET', `/api/users/${i}`, keepAlive),
-      );
+    for (const [i, request] of requests.entries()) {
+      inFlight.push(request());
       await pollUntil(`${i + 1} requests to wait on the table lock`, async () =>
         (await sessionsWaitingForLock(db)).length === i + 1 ? true : undefined,
       );
@@ -123,7 +125,7 @@ describe('SIGTERM during load', () => {
     await lock.release();
     const answers = await Promise.all(inFlight);
     answers.forEach((answer, i) => {
-      assert.equal(answer.status, i % 2 === 0 ? 201 : 200, `in-flight request ${i} completed: ${answer.body}`);
+      assert.equal(answer.status, i < CREATES_IN_FLIGHT ? 201 : 200, `in-flight request ${i} completed: ${answer.body}`);
       assert.equal(answer.headers.connection, 'close', `in-flight request ${i} is told to close its connection`);
     });
 
@@ -148,6 +150,6 @@ describe('SIGTERM during load', () => {
     assert.equal(load.errors.length, LOAD_WORKERS, 'every load worker was eventually turned away');
 
     const stored = await db.query<unknown[]>("SELECT id FROM users WHERE email LIKE 'inflight-%'");
-    assert.equal(stored.length, IN_FLIGHT / 2, 'every create acknowledged during the drain is stored');
+    assert.equal(stored.length, CREATES_IN_FLIGHT, 'every create acknowledged during the drain is stored');
   });
 });
