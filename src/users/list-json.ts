@@ -2,7 +2,7 @@ import { userJson } from './user.js';
 
 /**
  * The users list as one JSON array, assembled from the rows of sql.listUsersAsJson as bytes, in
- * chunks of about `chunkBytes` (64 KiB unless told). Quoting every name and email and formatting
+ * chunks of about `chunkBytes` (LIST_CHUNK_BYTES unless told). Quoting every name and email and formatting
  * every time would take the database about as long again as reading the rows, so it sends them
  * raw, and a row is decoded only when a name or email holds bytes JSON must escape. See ListRow.
  */
@@ -12,7 +12,7 @@ export class UserListChunks {
   private rows = 0;
   private total = 1;
 
-  constructor(private readonly chunkBytes = 64 * 1024) {
+  constructor(private readonly chunkBytes = LIST_CHUNK_BYTES) {
     this.chunk = Buffer.allocUnsafe(Math.min(FIRST_CHUNK_BYTES, chunkBytes));
     this.chunk[0] = OPEN_BRACKET;
   }
@@ -70,6 +70,11 @@ export class UserListChunks {
   }
 }
 
+/**
+ * Each chunk is one write to the socket: at 256 KiB a million-user listing took the service about
+ * a fifth less CPU than at 64 KiB (fewer writes, pauses and resumes), and at 1 MiB no less again.
+ */
+const LIST_CHUNK_BYTES = 256 * 1024;
 /** Below Node's pool limit: a small list costs no allocation of its own. */
 const FIRST_CHUNK_BYTES = 2048;
 const OPEN_BRACKET = 0x5b;
