@@ -2,9 +2,10 @@ import { userJson } from './user.js';
 
 /**
  * The users list as one JSON array, assembled from the rows of sql.listUsersAsJson as bytes, in
- * chunks of about `chunkBytes` (LIST_CHUNK_BYTES unless told). Quoting every name and email and formatting
- * every time would take the database about as long again as reading the rows, so it sends them
- * raw, and a row is decoded only when a name or email holds bytes JSON must escape. See ListRow.
+ * chunks of about `chunkBytes` (LIST_CHUNK_BYTES unless told). Quoting every name and email and
+ * formatting every time would take the database about as long again as reading the rows, so it
+ * sends them raw, and a row is decoded only when a name or email holds bytes JSON must escape.
+ * See ListRow.
  */
 export class UserListChunks {
   private chunk: Buffer;
