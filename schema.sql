@@ -1,4 +1,5 @@
--- The users table and its ten initial users (ids 1..10, in insertion order).
+-- The users table and its ten initial users, ids in insertion order (1..10 on one server; on a
+-- Galera cluster ids step by the cluster size).
 -- The service applies this file itself on start (and `npm run db:init` does so on demand):
 -- the table is created when missing and seeded only then; existing data is never touched.
 

@@ -1,8 +1,8 @@
 import type { AddressInfo } from 'node:net';
-import type { Pool } from 'mysql2';
 import type { DbConfig } from './config.js';
-import { createPool, defaultTuning, endPool, type PoolTuning } from './db/pool.js';
-import { ensureSchema } from './db/schema.js';
+import { createConnectionSource, endSource, type ConnectionSource } from './db/connection-source.js';
+import { defaultTuning, type PoolTuning } from './db/pool.js';
+import { SchemaSetup } from './db/schema-setup.js';
 import { registerDocsRoutes } from './docs/routes.js';
 import { registerHealthRoutes } from './health.js';
 import type { Handler } from './http/context.js';
@@ -26,12 +26,14 @@ export interface AppOptions {
 
 export interface App {
   readonly http: HttpService;
-  readonly pool: Pool;
+  readonly pool: ConnectionSource;
   /** Every route the app serves (for the OpenAPI conformance test). */
   routes(): Array<{ method: string; path: string }>;
   listen(port: number, host: string): Promise<AddressInfo>;
   /** Resolves once the schema is in place; keeps retrying while the database is unreachable. */
   prepareSchema(): Promise<void>;
+  /** The schema was put in place by another process (the primary of several workers). */
+  schemaPrepared(): void;
   /** Stops accepting, lets in-flight requests finish (forcing them closed after drainMs), closes the pool. */
   close(drainMs?: number): Promise<void>;
 }
@@ -39,12 +41,10 @@ export interface App {
 export function createApp(options: AppOptions): App {
   const { db, logger } = options;
   const tuning = options.poolTuning ?? defaultTuning;
-  const pool = createPool(db, tuning);
+  const pool = createConnectionSource(db, tuning, logger);
   const store = new UserStore(pool, tuning);
   let schemaReady = false;
-  let closed = false;
-  let retryTimer: NodeJS.Timeout | undefined;
-  let endRetryWait: (() => void) | undefined;
+  const schemaSetup = new SchemaSetup(db, logger, options.schemaRetryMs);
 
   const router = new Router<Handler>();
   registerUserRoutes(router, { store, passwordMatches: passwordChecker(options.accessPassword) });
@@ -52,30 +52,15 @@ export function createApp(options: AppOptions): App {
   registerDocsRoutes(router);
   const http = createHttpServer({ router, logger, ...(options.serverLimits ? { limits: options.serverLimits } : {}) });
 
-  const prepareSchema = async (): Promise<void> => {
-    while (!closed) {
-      try {
-        const outcome = await ensureSchema(db);
-        schemaReady = true;
-        logger.info(outcome === 'created' ? 'users table created and seeded' : 'users table found', {
-          database: db.database,
-        });
-        return;
-      } catch (error) {
-        logger.error('database not ready, retrying', error, { retryInMs: options.schemaRetryMs ?? 2000 });
-        if (closed) return;
-        await new Promise<void>((resolve) => {
-          endRetryWait = resolve;
-          retryTimer = setTimeout(resolve, options.schemaRetryMs ?? 2000);
-        });
-      }
-    }
-  };
-
   return {
     http,
     pool,
-    prepareSchema,
+    prepareSchema: async () => {
+      if (await schemaSetup.run()) schemaReady = true;
+    },
+    schemaPrepared: () => {
+      schemaReady = true;
+    },
     routes: () => router.routes(),
     listen: (port, host) =>
       new Promise((resolve, reject) => {
@@ -86,9 +71,7 @@ export function createApp(options: AppOptions): App {
         });
       }),
     close: async (drainMs = 10_000) => {
-      closed = true;
-      clearTimeout(retryTimer);
-      endRetryWait?.();
+      schemaSetup.stop();
       http.startDraining();
       const force = setTimeout(() => http.server.closeAllConnections(), drainMs);
       await new Promise<void>((resolve) => {
@@ -97,7 +80,7 @@ export function createApp(options: AppOptions): App {
         http.server.closeIdleConnections();
       });
       clearTimeout(force);
-      await endPool(pool);
+      await endSource(pool);
     },
   };
 }

@@ -1,17 +1,27 @@
 import { randomBytes } from 'node:crypto';
+import { availableParallelism } from 'node:os';
 
-export interface DbConfig {
+export interface DbNode {
   host: string;
   port: number;
+}
+
+export interface DbConfig extends DbNode {
   user: string;
   password: string;
   database: string;
+  /** Set when DB_HOST lists more than one server: all of them, in order (host and port are the first). */
+  nodes?: DbNode[];
 }
 
 export interface Config {
   port: number;
   host: string;
   db: DbConfig;
+  /** HTTP worker processes; 1 runs everything in this process. */
+  workers: number;
+  /** Database connections per worker. */
+  poolSize: number;
   accessPassword: string;
   /** True when ACCESS_PASSWORD was unset and a random one was generated for this run. */
   accessPasswordGenerated: boolean;
@@ -44,19 +54,48 @@ function identifier(env: Env, name: string, fallback: string): string {
   return value;
 }
 
+function count(env: Env, name: string, fallback: number, max: number, auto?: () => number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (auto && raw === 'auto') return auto();
+  if (!/^\d{1,4}$/.test(raw) || Number(raw) < 1 || Number(raw) > max) {
+    throw new ConfigError(`${name} must be a whole number from 1 to ${max}${auto ? ' or "auto"' : ''}, got "${raw}"`);
+  }
+  return Number(raw);
+}
+
+/** `host[:port],host[:port],…`; a host without a port gets DB_PORT. IPv6 addresses go in brackets. */
+export function parseHostList(raw: string, defaultPort: number): DbNode[] {
+  return raw.split(',').map((entry) => {
+    const match = /^\s*(\[[0-9a-fA-F:.]+\]|[^\s:[\]]+)(?::(\d{1,5}))?\s*$/.exec(entry);
+    if (!match || (match[2] !== undefined && Number(match[2]) > 65535)) {
+      throw new ConfigError(`DB_HOST must be host[:port] entries separated by commas, got "${raw}"`);
+    }
+    const host = match[1]!.replace(/^\[(.*)\]$/, '$1');
+    return { host, port: match[2] === undefined ? defaultPort : Number(match[2]) };
+  });
+}
+
+function dbConfig(env: Env): DbConfig {
+  const nodes = parseHostList(text(env, 'DB_HOST', 'db'), port(env, 'DB_PORT', 3306));
+  return {
+    ...nodes[0]!,
+    user: text(env, 'DB_USER', 'root'),
+    password: env.DB_PASSWORD ?? '',
+    database: identifier(env, 'DB_NAME', 'restapi'),
+    ...(nodes.length > 1 ? { nodes } : {}),
+  };
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const configured = env.ACCESS_PASSWORD;
   const accessPasswordGenerated = configured === undefined || configured === '';
   return {
     port: port(env, 'PORT', 5000),
     host: text(env, 'HOST', '0.0.0.0'),
-    db: {
-      host: text(env, 'DB_HOST', 'db'),
-      port: port(env, 'DB_PORT', 3306),
-      user: text(env, 'DB_USER', 'root'),
-      password: env.DB_PASSWORD ?? '',
-      database: identifier(env, 'DB_NAME', 'restapi'),
-    },
+    db: dbConfig(env),
+    workers: count(env, 'WORKERS', 1, 256, availableParallelism),
+    poolSize: count(env, 'DB_POOL_SIZE', 10, 1000),
     accessPassword: accessPasswordGenerated ? randomBytes(18).toString('base64url') : configured,
     accessPasswordGenerated,
   };

@@ -1,8 +1,8 @@
-import { createApp } from './app.js';
+import cluster from 'node:cluster';
 import { ConfigError, loadConfig } from './config.js';
 import { createLogger } from './log.js';
-
-const SHUTDOWN_DRAIN_MS = 10_000;
+import { runInstance } from './supervisor/instance.js';
+import { runPrimary } from './supervisor/primary.js';
 
 let config;
 try {
@@ -22,23 +22,6 @@ if (config.accessPasswordGenerated) {
   );
 }
 
-const app = createApp({ db: config.db, accessPassword: config.accessPassword, logger });
-const address = await app.listen(config.port, config.host);
-logger.info('listening', { host: address.address, port: address.port, database: config.db.database });
-void app.prepareSchema();
-
-let stopping = false;
-const stop = (signal: string): void => {
-  if (stopping) return;
-  stopping = true;
-  logger.info('shutting down', { signal, drainMs: SHUTDOWN_DRAIN_MS });
-  app.close(SHUTDOWN_DRAIN_MS).then(
-    () => process.exit(0),
-    (error: unknown) => {
-      logger.error('shutdown failed', error);
-      process.exit(1);
-    },
-  );
-};
-process.on('SIGTERM', () => stop('SIGTERM'));
-process.on('SIGINT', () => stop('SIGINT'));
+// WORKERS=1 forks nothing: this process serves, as it always has.
+if (config.workers > 1 && cluster.isPrimary) runPrimary(config, logger);
+else await runInstance(config, logger);

@@ -1,6 +1,9 @@
-import type { Pool, PoolConnection, ResultSetHeader } from 'mysql2';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { PoolConnection, ResultSetHeader } from 'mysql2';
 import { StorageError } from '../http/errors.js';
+import type { ConnectionSource } from './connection-source.js';
 import { acquire, Deadline, DatabaseTimeoutError, execute, isConnectionLost, ping } from './deadline.js';
+import { retryPauseMs, wasRolledBack } from './rolled-back.js';
 
 /** Receives the rows of a streamed query one at a time; `pause`/`resume` carry the consumer's backpressure. */
 export interface RowSink<Row> {
@@ -20,6 +23,8 @@ export interface RowStream {
  * Statements on the pool, each bounded by one time budget (waiting for a connection included).
  * Reads broken by a lost connection are repeated once; writes never are, since they may have
  * been applied, but run only on a connection that answered recently or answers a ping first.
+ * A statement the server rolled back whole (a deadlock, a Galera certification conflict, a node
+ * not ready yet; see rolled-back.ts) runs again after a short random pause, while the budget lasts.
  * Every failure is a StorageError.
  */
 export class Database {
@@ -27,7 +32,7 @@ export class Database {
   private readonly lastAnswer = new WeakMap<PoolConnection, number>();
 
   constructor(
-    private readonly pool: Pool,
+    private readonly pool: ConnectionSource,
     private readonly budgetMs: number,
     private readonly trustMs: number,
   ) {}
@@ -40,11 +45,11 @@ export class Database {
   async read<T>(statement: string, values: unknown[], deadline = new Deadline(this.budgetMs)): Promise<T> {
     try {
       try {
-        return await this.runOn<T>(false, statement, values, deadline);
+        return await this.runAgainIfRolledBack<T>(false, statement, values, deadline);
       } catch (error) {
         if (!isConnectionLost(error)) throw error;
       }
-      return await this.runOn<T>(true, statement, values, deadline);
+      return await this.runAgainIfRolledBack<T>(true, statement, values, deadline);
     } catch (error) {
       throw new StorageError(error);
     }
@@ -52,7 +57,7 @@ export class Database {
 
   async write(statement: string, values: unknown[], deadline = new Deadline(this.budgetMs)): Promise<ResultSetHeader> {
     try {
-      return await this.runOn<ResultSetHeader>(true, statement, values, deadline);
+      return await this.runAgainIfRolledBack<ResultSetHeader>(true, statement, values, deadline);
     } catch (error) {
       throw new StorageError(error);
     }
@@ -157,6 +162,18 @@ export class Database {
         current?.destroy();
       },
     };
+  }
+
+  private async runAgainIfRolledBack<T>(validate: boolean, statement: string, values: unknown[], deadline: Deadline): Promise<T> {
+    for (;;) {
+      try {
+        return await this.runOn<T>(validate, statement, values, deadline);
+      } catch (error) {
+        const pause = retryPauseMs();
+        if (!wasRolledBack(error) || deadline.remainingMs() <= pause) throw error;
+        await sleep(pause);
+      }
+    }
   }
 
   private async runOn<T>(validate: boolean, statement: string, values: unknown[], deadline: Deadline): Promise<T> {

@@ -1,4 +1,5 @@
-import type { Pool, PoolConnection } from 'mysql2';
+import type { PoolConnection } from 'mysql2';
+import type { ConnectionSource } from './connection-source.js';
 
 /** The moment by which one store operation must be over, waiting for a connection included. */
 export class Deadline {
@@ -32,7 +33,7 @@ export function isConnectionLost(error: unknown): boolean {
  * A pooled connection, or an error once the deadline passes. mysql2 has no way to withdraw a
  * queued request, so a connection that arrives after the deadline goes straight back to the pool.
  */
-export function acquire(pool: Pool, deadline: Deadline): Promise<PoolConnection> {
+export function acquire(pool: ConnectionSource, deadline: Deadline): Promise<PoolConnection> {
   return new Promise((resolve, reject) => {
     if (deadline.remainingMs() === 0) return reject(new DatabaseTimeoutError('No time left to wait for a connection'));
     let settled = false;

@@ -1,8 +1,8 @@
-import mysql, { type Pool, type PoolConnection } from 'mysql2';
-import type { DbConfig } from '../config.js';
-import { sql } from './statements.js';
+import mysql, { type Pool, type PoolConnection, type PoolOptions } from 'mysql2';
+import type { DbConfig, DbNode } from '../config.js';
+import { prepareSession, type SessionTuning } from './session.js';
 
-export interface PoolTuning {
+export interface PoolTuning extends SessionTuning {
   connectionLimit: number;
   /** Requests waiting for a connection beyond this many are refused instead of queued. */
   queueLimit: number;
@@ -33,8 +33,10 @@ export interface PoolTuning {
   trustAnsweredWithinMs?: number;
   /** Concurrent listings share one read while the whole list stays under this many bytes. */
   sharedListLimitBytes?: number;
-  /** Tests only: the session wait_timeout, so that the server drops idle connections soon. */
-  sessionWaitTimeoutSeconds?: number;
+  /** With several DB_HOST servers: how often each one's health is checked (ms). */
+  healthCheckIntervalMs?: number;
+  /** With several DB_HOST servers: how long a server whose connection failed is left out (ms). */
+  nodeRetryMs?: number;
 }
 
 export const defaultTuning = {
@@ -47,16 +49,25 @@ export const defaultTuning = {
   writeBatchesInFlight: 1,
   trustAnsweredWithinMs: 1000,
   sharedListLimitBytes: 1024 * 1024,
+  healthCheckIntervalMs: 1000,
+  nodeRetryMs: 1000,
 } satisfies PoolTuning;
 
 /**
- * A mysql2 pool that speaks utf8mb4, returns rows as objects keyed by column, and keeps every
- * session in UTC so TIMESTAMP values read the same whatever the server's time zone.
+ * A mysql2 pool that speaks utf8mb4, returns rows as objects keyed by column, and prepares every
+ * session (UTC, causal reads on Galera; see session.ts).
  */
 export function createPool(db: DbConfig, tuning: PoolTuning = defaultTuning): Pool {
-  const pool = mysql.createPool({
-    host: db.host,
-    port: db.port,
+  const pool = mysql.createPool(poolOptions(db, db, tuning));
+  pool.on('connection', (connection: PoolConnection) => prepareSession(connection, tuning));
+  return pool;
+}
+
+/** The options of one server's pool: `node` says which server, `db` the credentials and database. */
+export function poolOptions(db: DbConfig, node: DbNode, tuning: PoolTuning): PoolOptions {
+  return {
+    host: node.host,
+    port: node.port,
     user: db.user,
     password: db.password,
     database: db.database,
@@ -74,15 +85,7 @@ export function createPool(db: DbConfig, tuning: PoolTuning = defaultTuning): Po
     idleTimeout: tuning.idleTimeoutMs ?? defaultTuning.idleTimeoutMs,
     enableKeepAlive: true,
     keepAliveInitialDelay: 10_000,
-  });
-  pool.on('connection', (connection: PoolConnection) => {
-    // Queued ahead of any statement the pool hands this connection out for.
-    connection.query(sql.useUtc, () => {});
-    if (tuning.sessionWaitTimeoutSeconds !== undefined) {
-      connection.query(sql.setWaitTimeout, [tuning.sessionWaitTimeoutSeconds], () => {});
-    }
-  });
-  return pool;
+  };
 }
 
 export function endPool(pool: Pool): Promise<void> {

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import mysql, { type Connection } from 'mysql2';
-import type { DbConfig } from '../config.js';
+import type { DbConfig, DbNode } from '../config.js';
 import { projectFile } from '../paths.js';
 import { sql } from './statements.js';
 
@@ -14,11 +14,24 @@ const ER_TABLE_EXISTS = 1050;
  * Makes sure the database and the users table exist. A missing table is built under a temporary
  * name, seeded from schema.sql, then renamed into place in one atomic step: concurrent starters
  * cannot both seed, a crash never leaves a half-seeded table, and an existing table is never touched.
+ * On a Galera cluster the rename is replicated in total order, so this holds across nodes too.
+ * With several servers, the first that completes it, in DB_HOST order, is used.
  */
 export async function ensureSchema(db: DbConfig, connectTimeoutMs = 5000): Promise<SchemaOutcome> {
+  const nodes = db.nodes ?? [db];
+  for (let i = 0; ; i++) {
+    try {
+      return await ensureSchemaOn(db, nodes[i]!, connectTimeoutMs);
+    } catch (error) {
+      if (i + 1 === nodes.length) throw error;
+    }
+  }
+}
+
+async function ensureSchemaOn(db: DbConfig, node: DbNode, connectTimeoutMs: number): Promise<SchemaOutcome> {
   const connection = mysql.createConnection({
-    host: db.host,
-    port: db.port,
+    host: node.host,
+    port: node.port,
     user: db.user,
     password: db.password,
     charset: 'utf8mb4',

@@ -44,6 +44,15 @@ export const sql = {
   usersTableAnswers: 'SELECT 1 FROM users LIMIT 1',
   useUtc: "SET time_zone = '+00:00'",
   setWaitTimeout: 'SET SESSION wait_timeout = ?',
+  /**
+   * On a Galera node (wsrep_on), reads (1) and updates and deletes (2) first wait until the node
+   * applied every write the cluster committed before they began: a read sees every acknowledged
+   * write, and an update or delete finds a row created through another node. Elsewhere it stays 0.
+   */
+  causalReads: 'SET SESSION wsrep_sync_wait = IF(@@wsrep_on, 3, 0)',
+  /** A cluster node's health: whether it replicates, and if so whether it is ready and Synced. */
+  replicationEnabled: "SHOW GLOBAL VARIABLES LIKE 'wsrep_on'",
+  replicationState: "SHOW GLOBAL STATUS WHERE Variable_name IN ('wsrep_ready', 'wsrep_local_state_comment')",
   createDatabase: (database: string) =>
     `CREATE DATABASE IF NOT EXISTS \`${database}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`,
   useDatabase: (database: string) => `USE \`${database}\``,

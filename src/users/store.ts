@@ -1,5 +1,5 @@
-import type { Pool } from 'mysql2';
 import { Batcher, paddedSize, type Pending } from '../db/batcher.js';
+import type { ConnectionSource } from '../db/connection-source.js';
 import { Database, wasRefusedByServer, type RowStream } from '../db/database.js';
 import type { Deadline } from '../db/deadline.js';
 import { StorageError } from '../http/errors.js';
@@ -45,7 +45,7 @@ export class UserStore {
   private readonly lists: Batcher<void, ListTurn>;
   private readonly sharedListLimit: number;
 
-  constructor(pool: Pool, tuning: PoolTuning = defaultTuning) {
+  constructor(pool: ConnectionSource, tuning: PoolTuning = defaultTuning) {
     this.db = new Database(
       pool,
       tuning.operationTimeoutMs ?? defaultTuning.operationTimeoutMs,

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { Pool, PoolConnection } from 'mysql2';
+import type { PoolConnection } from 'mysql2';
+import type { ConnectionSource } from '../../src/db/connection-source.js';
 import { registerDocsRoutes } from '../../src/docs/routes.js';
 import type { Handler } from '../../src/http/context.js';
 import { Router } from '../../src/http/router.js';
@@ -115,7 +116,7 @@ function assertDocumented(c: Case, res: ApiResponse): void {
   }
 }
 
-function takeConnection(pool: Pool): Promise<PoolConnection> {
+function takeConnection(pool: ConnectionSource): Promise<PoolConnection> {
   return new Promise((resolve, reject) => {
     pool.getConnection((error, connection) => (error ? reject(error) : resolve(connection)));
   });

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { availableParallelism } from 'node:os';
 import { describe, test } from 'node:test';
 import { ConfigError, loadConfig } from '../../src/config.js';
 
@@ -66,6 +67,16 @@ describe('loadConfig: invalid values -> ConfigError naming the variable', () => 
     ['DB_NAME', 'users; DROP DATABASE x'],
     ['DB_NAME', 'a`b'],
     ['DB_NAME', 'n'.repeat(65)],
+    ['DB_HOST', 'a,,b'],
+    ['DB_HOST', 'a:99999'],
+    ['DB_HOST', 'a:x'],
+    ['DB_HOST', 'a b'],
+    ['WORKERS', '0'],
+    ['WORKERS', 'many'],
+    ['WORKERS', '1.5'],
+    ['DB_POOL_SIZE', '0'],
+    ['DB_POOL_SIZE', '-3'],
+    ['DB_POOL_SIZE', 'auto'],
   ];
   for (const [variable, value] of rows) {
     test(`${variable}=${JSON.stringify(value)} -> ConfigError mentioning ${variable}`, () => {
@@ -78,5 +89,49 @@ describe('loadConfig: invalid values -> ConfigError naming the variable', () => 
 
   test('a DB_NAME of letters, digits, _ and $ up to 64 characters is accepted', () => {
     assert.equal(loadConfig({ DB_NAME: 'A_b$9'.padEnd(64, 'x') }).db.database, 'A_b$9'.padEnd(64, 'x'));
+  });
+});
+
+describe('loadConfig: WORKERS and DB_POOL_SIZE', () => {
+  test('defaults: one worker (no fork), ten connections per worker', () => {
+    const config = loadConfig({});
+    assert.equal(config.workers, 1);
+    assert.equal(config.poolSize, 10);
+  });
+
+  test('WORKERS=auto -> the number of CPUs', () => {
+    assert.equal(loadConfig({ WORKERS: 'auto' }).workers, availableParallelism());
+  });
+
+  test('WORKERS and DB_POOL_SIZE take whole numbers', () => {
+    const config = loadConfig({ WORKERS: '3', DB_POOL_SIZE: '4' });
+    assert.equal(config.workers, 3);
+    assert.equal(config.poolSize, 4);
+  });
+});
+
+describe('loadConfig: DB_HOST as a host list', () => {
+  test('one host keeps the single-server shape (no node list)', () => {
+    assert.deepEqual(loadConfig({ DB_HOST: 'db1', DB_PORT: '3307' }).db, {
+      host: 'db1', port: 3307, user: 'root', password: '', database: 'restapi',
+    });
+  });
+
+  test('one host with its own port', () => {
+    const db = loadConfig({ DB_HOST: 'db1:3310' }).db;
+    assert.equal(db.host, 'db1');
+    assert.equal(db.port, 3310);
+    assert.equal(db.nodes, undefined);
+  });
+
+  test('several hosts -> every node in order, a missing port is DB_PORT, the first is host/port', () => {
+    const db = loadConfig({ DB_HOST: 'g1:4001, g2 ,[::1]:4003', DB_PORT: '3307' }).db;
+    assert.deepEqual(db.nodes, [
+      { host: 'g1', port: 4001 },
+      { host: 'g2', port: 3307 },
+      { host: '::1', port: 4003 },
+    ]);
+    assert.equal(db.host, 'g1');
+    assert.equal(db.port, 4001);
   });
 });

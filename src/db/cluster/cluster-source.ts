@@ -1,0 +1,94 @@
+import mysql, { type PoolCluster, type PoolConnection } from 'mysql2';
+import type { DbConfig, DbNode } from '../../config.js';
+import type { Logger } from '../../log.js';
+import type { ConnectionSource } from '../connection-source.js';
+import { defaultTuning, poolOptions, type PoolTuning } from '../pool.js';
+import { prepareSession } from '../session.js';
+import { NodeHealthCheck } from './node-health.js';
+
+type Callback = (error: NodeJS.ErrnoException | null, connection: PoolConnection) => void;
+
+/**
+ * Several servers used as one cluster: every statement goes to the first server, in DB_HOST order,
+ * that is usable. mysql2's PoolCluster keeps a pool per server and takes a server whose connection
+ * fails offline for `nodeRetryMs` (then tries it again); a health check every
+ * `healthCheckIntervalMs` also leaves out a server that does not answer, or a Galera node that is
+ * not ready and Synced (one still joining accepts connections but refuses statements), which
+ * PoolCluster's own ORDER selector cannot skip.
+ */
+export class ClusterSource implements ConnectionSource {
+  private readonly cluster: PoolCluster;
+  private readonly names: string[];
+  private readonly checks: NodeHealthCheck[];
+  private readonly healthy: boolean[];
+  private readonly prepared = new WeakSet<PoolConnection>();
+  private readonly intervalMs: number;
+  private timer: NodeJS.Timeout | undefined;
+  private closed = false;
+
+  constructor(
+    db: DbConfig,
+    nodes: DbNode[],
+    private readonly tuning: PoolTuning,
+    private readonly logger?: Logger,
+  ) {
+    const retryMs = tuning.nodeRetryMs ?? defaultTuning.nodeRetryMs;
+    this.cluster = mysql.createPoolCluster({ canRetry: true, removeNodeErrorCount: 1, restoreNodeTimeout: retryMs, defaultSelector: 'ORDER' });
+    this.names = nodes.map((node) => `${node.host}:${node.port}`);
+    nodes.forEach((node, i) => this.cluster.add(this.names[i]!, poolOptions(db, node, tuning)));
+    this.cluster.on('offline', (name: string) => this.logger?.warn('database server left out after a failed connection', { server: name, retryInMs: retryMs }));
+    this.cluster.on('online', (name: string) => this.logger?.info('database server connected again', { server: name }));
+    this.intervalMs = tuning.healthCheckIntervalMs ?? defaultTuning.healthCheckIntervalMs;
+    this.checks = nodes.map((node) => new NodeHealthCheck(db, node, Math.max(this.intervalMs, tuning.connectTimeoutMs)));
+    // Until the first check, every server counts as healthy: starting does not wait for checks.
+    this.healthy = nodes.map(() => true);
+    void this.checkAll();
+  }
+
+  getConnection(callback: Callback): void {
+    const order = this.names.filter((_, i) => this.healthy[i]);
+    // With no server passing its check, each is still tried: the check may be what is failing.
+    this.tryInOrder(order.length > 0 ? order : this.names, 0, callback);
+  }
+
+  end(callback: () => void): void {
+    this.closed = true;
+    clearTimeout(this.timer);
+    for (const check of this.checks) check.close();
+    this.cluster.end(() => callback());
+  }
+
+  /** The servers' health as last checked, in DB_HOST order (for /readyz and the log). */
+  healthyServers(): string[] {
+    return this.names.filter((_, i) => this.healthy[i]);
+  }
+
+  /** PoolCluster answers at once for a server it holds offline, so this walks on without waiting. */
+  private tryInOrder(order: string[], index: number, callback: Callback): void {
+    this.cluster.of(order[index]!).getConnection((error, connection) => {
+      if (error && index + 1 < order.length) return this.tryInOrder(order, index + 1, callback);
+      if (error) return callback(error, connection);
+      if (!this.prepared.has(connection)) {
+        this.prepared.add(connection);
+        prepareSession(connection, this.tuning);
+      }
+      callback(null, connection);
+    });
+  }
+
+  /** Checks every server at once, then again `intervalMs` after the slowest answered. */
+  private async checkAll(): Promise<void> {
+    const results = await Promise.all(this.checks.map((check) => check.usable()));
+    if (this.closed) return;
+    this.timer = setTimeout(() => void this.checkAll(), this.intervalMs);
+    this.timer.unref();
+    results.forEach((usable, i) => {
+      if (usable !== this.healthy[i]) {
+        this.logger?.[usable ? 'info' : 'warn'](usable ? 'database server healthy again' : 'database server failed its health check', {
+          server: this.names[i],
+        });
+      }
+      this.healthy[i] = usable;
+    });
+  }
+}

@@ -1,0 +1,79 @@
+import mysql, { type Connection } from 'mysql2';
+import type { DbConfig, DbNode } from '../../config.js';
+import { sql } from '../statements.js';
+
+export interface ReplicationStatus {
+  /** wsrep_on: the server is a Galera node. */
+  galera: boolean;
+  /** wsrep_ready is ON and wsrep_local_state_comment is Synced. */
+  synced: boolean;
+}
+
+type VariableRow = { Variable_name: string; Value: string };
+
+/** A server can take statements if it is no Galera node, or one that is ready and Synced. */
+export function isUsable(status: ReplicationStatus): boolean {
+  return !status.galera || status.synced;
+}
+
+/** Reads the two SHOW results of statements.ts into a status. */
+export function replicationStatus(enabled: VariableRow[], state: VariableRow[]): ReplicationStatus {
+  const value = (rows: VariableRow[], name: string): string | undefined =>
+    rows.find((row) => row.Variable_name.toLowerCase() === name)?.Value;
+  return {
+    galera: value(enabled, 'wsrep_on')?.toUpperCase() === 'ON',
+    synced: value(state, 'wsrep_ready')?.toUpperCase() === 'ON' && value(state, 'wsrep_local_state_comment') === 'Synced',
+  };
+}
+
+/**
+ * Checks one server on a connection of its own, kept between checks: it must answer within
+ * `timeoutMs` and be usable (isUsable). A failed check drops the connection; the next one reconnects.
+ */
+export class NodeHealthCheck {
+  private connection: Connection | undefined;
+
+  constructor(
+    private readonly db: DbConfig,
+    private readonly node: DbNode,
+    private readonly timeoutMs: number,
+  ) {}
+
+  async usable(): Promise<boolean> {
+    try {
+      const connection = (this.connection ??= this.connect());
+      const enabled = await this.query(connection, sql.replicationEnabled);
+      const state = await this.query(connection, sql.replicationState);
+      return isUsable(replicationStatus(enabled, state));
+    } catch {
+      this.close();
+      return false;
+    }
+  }
+
+  close(): void {
+    this.connection?.destroy();
+    this.connection = undefined;
+  }
+
+  private connect(): Connection {
+    const connection = mysql.createConnection({
+      host: this.node.host,
+      port: this.node.port,
+      user: this.db.user,
+      password: this.db.password,
+      connectTimeout: this.timeoutMs,
+    });
+    // Errors also reach the pending query; this keeps a late one from being unhandled.
+    connection.on('error', () => {});
+    return connection;
+  }
+
+  private query(connection: Connection, statement: string): Promise<VariableRow[]> {
+    return new Promise((resolve, reject) =>
+      connection.query({ sql: statement, timeout: this.timeoutMs }, (error, rows) =>
+        error ? reject(error) : resolve(rows as VariableRow[]),
+      ),
+    );
+  }
+}

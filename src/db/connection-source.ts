@@ -1,0 +1,23 @@
+import type { PoolConnection } from 'mysql2';
+import type { DbConfig } from '../config.js';
+import type { Logger } from '../log.js';
+import { ClusterSource } from './cluster/cluster-source.js';
+import { createPool, type PoolTuning } from './pool.js';
+
+/**
+ * Where the store gets its connections: one mysql2 pool for one server, or a cluster of servers
+ * (src/db/cluster/). Both hand out pooled connections and end them all on `end`.
+ */
+export interface ConnectionSource {
+  getConnection(callback: (error: NodeJS.ErrnoException | null, connection: PoolConnection) => void): void;
+  end(callback: () => void): void;
+}
+
+export function endSource(source: ConnectionSource): Promise<void> {
+  return new Promise((resolve) => source.end(() => resolve()));
+}
+
+/** One pool for one server (as DB_HOST has always meant); a ClusterSource when DB_HOST lists several. */
+export function createConnectionSource(db: DbConfig, tuning: PoolTuning, logger?: Logger): ConnectionSource {
+  return db.nodes && db.nodes.length > 1 ? new ClusterSource(db, db.nodes, tuning, logger) : createPool(db, tuning);
+}

@@ -1,0 +1,11 @@
+/**
+ * Schema set-up runs once, in the primary. A worker asks whether it is done once it can hear the
+ * answer (a message sent before it listens is lost); the primary answers when it is, and tells
+ * every worker when it gets done.
+ */
+export const schemaWantedMessage = { type: 'schema-wanted' } as const;
+export const schemaReadyMessage = { type: 'schema-ready' } as const;
+
+export function isMessage(message: unknown, expected: { type: string }): boolean {
+  return (message as { type?: unknown } | null)?.type === expected.type;
+}

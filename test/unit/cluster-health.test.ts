@@ -1,0 +1,42 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { isUsable, replicationStatus } from '../../src/db/cluster/node-health.js';
+import { retryPauseMs, wasRolledBack } from '../../src/db/rolled-back.js';
+
+const row = (name: string, value: string) => ({ Variable_name: name, Value: value });
+
+describe('a database server is usable unless it is a Galera node that is not ready and Synced', () => {
+  const rows: Array<[string, ReturnType<typeof row>[], ReturnType<typeof row>[], boolean]> = [
+    ['MySQL (no wsrep variables)', [], [], true],
+    ['MariaDB without Galera (wsrep_on OFF)', [row('wsrep_on', 'OFF')], [row('wsrep_ready', 'OFF')], true],
+    ['Galera, ready and Synced', [row('wsrep_on', 'ON')], [row('wsrep_ready', 'ON'), row('wsrep_local_state_comment', 'Synced')], true],
+    ['Galera, joining', [row('wsrep_on', 'ON')], [row('wsrep_ready', 'OFF'), row('wsrep_local_state_comment', 'Joining')], false],
+    ['Galera, donor', [row('wsrep_on', 'ON')], [row('wsrep_ready', 'ON'), row('wsrep_local_state_comment', 'Donor/Desynced')], false],
+    ['Galera, not ready though Synced', [row('wsrep_on', 'ON')], [row('wsrep_ready', 'OFF'), row('wsrep_local_state_comment', 'Synced')], false],
+  ];
+  for (const [label, enabled, state, usable] of rows) {
+    test(`${label} -> ${usable ? 'usable' : 'left out'}`, () => {
+      assert.equal(isUsable(replicationStatus(enabled, state)), usable);
+    });
+  }
+});
+
+describe('statements the server rolled back whole are run again; others are not', () => {
+  const rows: Array<[string, unknown, boolean]> = [
+    ['1213 deadlock or certification conflict', { errno: 1213, sqlState: '40001' }, true],
+    ['1047 WSREP node not prepared', { errno: 1047, sqlState: '08S01' }, true],
+    ['no cluster server online (nothing sent)', { code: 'POOL_NONEONLINE' }, true],
+    ['1406 data too long (would fail again)', { errno: 1406, sqlState: '22001' }, false],
+    ['connection lost (outcome unknown)', { code: 'PROTOCOL_CONNECTION_LOST', fatal: true }, false],
+    ['not an error object', undefined, false],
+  ];
+  for (const [label, error, retried] of rows) {
+    test(`${label} -> ${retried ? 'run again' : 'not run again'}`, () => assert.equal(wasRolledBack(error), retried));
+  }
+
+  test('the pause before running again is short and random', () => {
+    const pauses = Array.from({ length: 50 }, retryPauseMs);
+    assert.ok(pauses.every((ms) => ms >= 10 && ms < 50));
+    assert.ok(new Set(pauses).size > 1);
+  });
+});

@@ -1,0 +1,16 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { RestartBackoff } from '../../src/supervisor/restart-backoff.js';
+
+test('a worker that keeps dying young is replaced after a pause that doubles, up to the maximum', () => {
+  const backoff = new RestartBackoff(100, 1000, 10_000);
+  assert.deepEqual([1, 2, 3, 4, 5, 6].map(() => backoff.next(50)), [100, 200, 400, 800, 1000, 1000]);
+});
+
+test('a worker that ran long enough before dying resets the pause to the first one', () => {
+  const backoff = new RestartBackoff(100, 1000, 10_000);
+  backoff.next(50);
+  backoff.next(50);
+  assert.equal(backoff.next(10_000), 100);
+  assert.equal(backoff.next(50), 200);
+});
