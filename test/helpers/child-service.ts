@@ -11,10 +11,11 @@ export interface ChildService {
 
 /**
  * Runs the service as production does, `node --import tsx src/main.ts`, on 127.0.0.1 and a free
- * port, against `db`; resolves once it logged 'listening' and /readyz answers 200.
+ * port, against `db` (`env` adds or replaces variables); resolves once it logged 'listening' and
+ * /readyz answers 200.
  */
-export async function spawnService(db: DbConfig): Promise<ChildService> {
-  const child = new ServiceProcess({ ...dbEnv(db), PORT: '0', HOST: '127.0.0.1', ACCESS_PASSWORD: TEST_PASSWORD });
+export async function spawnService(db: DbConfig, env: Record<string, string> = {}): Promise<ChildService> {
+  const child = new ServiceProcess({ ...dbEnv(db), PORT: '0', HOST: '127.0.0.1', ACCESS_PASSWORD: TEST_PASSWORD, ...env });
   try {
     const listening = await child.logEntry('listening', 30_000);
     const baseUrl = `http://127.0.0.1:${String(listening.port)}`;

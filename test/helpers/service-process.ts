@@ -63,6 +63,10 @@ export class ServiceProcess {
     });
   }
 
+  get pid(): number {
+    return this.child.pid!;
+  }
+
   signal(signal: NodeJS.Signals): void {
     this.child.kill(signal);
   }

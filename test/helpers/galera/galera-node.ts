@@ -1,0 +1,162 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import mysql from 'mysql2/promise';
+import { pollUntil } from '../poll-until.js';
+
+export const GALERA_PROVIDER = '/usr/lib/galera/libgalera_smm.so';
+const SERVER = '/usr/sbin/mariadbd';
+const INSTALL_DB = '/usr/bin/mariadb-install-db';
+const runsAsRoot = process.getuid?.() === 0;
+
+export interface NodePorts {
+  /** Client connections (the service's DB_HOST entry). */
+  sql: number;
+  /** Galera group communication (wsrep_node_address). */
+  group: number;
+  /** Incremental state transfer. */
+  ist: number;
+  /** Full state transfer (rsync). */
+  sst: number;
+}
+
+/**
+ * Failure detection in about 2-4 s instead of Galera's WAN-minded defaults (a node is suspected
+ * after 2 s of silence), which is the failover window on loopback; state kept small for quick starts.
+ */
+const PROVIDER_OPTIONS = [
+  'gcache.size=32M',
+  'evs.keepalive_period=PT0.5S',
+  'evs.suspect_timeout=PT2S',
+  'evs.inactive_timeout=PT4S',
+  'evs.inactive_check_period=PT0.5S',
+  'evs.install_timeout=PT3S',
+];
+
+/** One private mariadbd of a Galera cluster on loopback, with its own data directory, socket and ports. */
+export class GaleraNode {
+  private child: ChildProcess | undefined;
+  private exited: Promise<void> = Promise.resolve();
+
+  constructor(
+    readonly name: string,
+    readonly dir: string,
+    readonly ports: NodePorts,
+  ) {}
+
+  get dataDir(): string {
+    return join(this.dir, 'data');
+  }
+
+  get errorLog(): string {
+    return join(this.dir, 'error.log');
+  }
+
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
+  /**
+   * The first node gets system tables; a joiner starts empty and receives everything by state
+   * transfer.
+   */
+  prepare(bootstrap: boolean): void {
+    mkdirSync(this.dataDir, { recursive: true });
+    if (bootstrap) {
+      const install = spawnSync(
+        INSTALL_DB,
+        ['--no-defaults', `--datadir=${this.dataDir}`, '--auth-root-authentication-method=normal', '--skip-test-db', '--innodb-log-file-size=4M', ...(runsAsRoot ? ['--user=root'] : [])],
+        { encoding: 'utf8', timeout: 60_000 },
+      );
+      if (install.status !== 0) throw new Error(`mariadb-install-db failed: ${install.stderr}`);
+    }
+  }
+
+  /** Starts the server joining `peers` (group addresses), or founding a new cluster when there are none. */
+  start(peers: string[]): void {
+    // rsync's receiving daemon drops root for nobody, so as root the files must be nobody's for a
+    // state transfer to replace them (the server, running as root, still reads and writes them).
+    if (runsAsRoot) spawnSync('chown', ['-R', 'nobody:nogroup', this.dataDir]);
+    const args = [
+      '--no-defaults',
+      ...(runsAsRoot ? ['--user=root'] : []),
+      `--datadir=${this.dataDir}`,
+      `--socket=${join(this.dir, 'mysqld.sock')}`,
+      `--pid-file=${join(this.dir, 'mysqld.pid')}`,
+      `--log-error=${this.errorLog}`,
+      `--port=${this.ports.sql}`,
+      '--bind-address=127.0.0.1',
+      '--skip-name-resolve',
+      '--innodb-buffer-pool-size=32M',
+      '--innodb-log-file-size=4M',
+      '--binlog-format=ROW',
+      '--innodb-autoinc-lock-mode=2',
+      '--wsrep-on=ON',
+      `--wsrep-provider=${GALERA_PROVIDER}`,
+      `--wsrep-cluster-address=gcomm://${peers.join(',')}`,
+      `--wsrep-node-name=${this.name}`,
+      `--wsrep-node-address=127.0.0.1:${this.ports.group}`,
+      `--wsrep-sst-receive-address=127.0.0.1:${this.ports.sst}`,
+      `--wsrep-provider-options=${[`gmcast.listen_addr=tcp://127.0.0.1:${this.ports.group}`, `ist.recv_addr=127.0.0.1:${this.ports.ist}`, ...PROVIDER_OPTIONS].join(';')}`,
+      '--wsrep-sst-method=rsync',
+      ...(peers.length === 0 ? ['--wsrep-new-cluster'] : []),
+    ];
+    const child = spawn(SERVER, args, { stdio: 'ignore' });
+    this.child = child;
+    this.exited = new Promise((resolve) => child.once('exit', () => resolve()));
+  }
+
+  /** Resolves once the node is ready and Synced; fails, with its log's tail, if it exits or takes over `timeoutMs`. */
+  async waitSynced(timeoutMs = 90_000): Promise<void> {
+    const child = this.child;
+    await pollUntil(
+      `${this.name} to be Synced`,
+      async () => {
+        if (!child || child.exitCode !== null || child.signalCode !== null) {
+          throw new Error(`${this.name} exited while starting:\n${this.logTail()}`);
+        }
+        return (await this.state().catch(() => undefined)) === 'Synced' ? true : undefined;
+      },
+      { timeoutMs, intervalMs: 100 },
+    );
+  }
+
+  async state(): Promise<string | undefined> {
+    const rows = await this.query<Array<{ Value: string }>>("SHOW STATUS LIKE 'wsrep_local_state_comment'");
+    return rows[0]?.Value;
+  }
+
+  /**
+   * Runs one statement on this node, on a connection of its own; `causal` makes it first wait until
+   * the node applied every write committed anywhere in the cluster before it began.
+   */
+  async query<T>(statement: string, values: unknown[] = [], { causal = false } = {}): Promise<T> {
+    const connection = await mysql.createConnection({ host: '127.0.0.1', port: this.ports.sql, user: 'root', connectTimeout: 2000, dateStrings: true });
+    try {
+      if (causal) await connection.query('SET SESSION wsrep_sync_wait = 1');
+      const [rows] = await connection.query(statement, values);
+      return rows as T;
+    } finally {
+      await connection.end().catch(() => connection.destroy());
+    }
+  }
+
+  /** kill -9: the node vanishes mid-flight, as in a crash. */
+  async kill(): Promise<void> {
+    this.child?.kill('SIGKILL');
+    await this.exited;
+  }
+
+  /** For process exit handlers, which cannot wait. */
+  killNow(): void {
+    if (this.child && this.child.exitCode === null && this.child.signalCode === null) this.child.kill('SIGKILL');
+  }
+
+  private logTail(): string {
+    try {
+      return readFileSync(this.errorLog, 'utf8').split('\n').slice(-30).join('\n');
+    } catch {
+      return '(no error log)';
+    }
+  }
+}
