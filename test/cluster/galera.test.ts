@@ -1,9 +1,13 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { after, afterEach, before, describe, test } from 'node:test';
 import type { ChildService } from '../helpers/child-service.js';
 import { galeraAvailable, startGaleraCluster, type GaleraCluster } from '../helpers/galera/galera-cluster.js';
 import { request } from '../helpers/http.js';
-import { connectionsTo, idsByEmail, scenarioDatabase, spawnClusterService, usersOn } from './support/cluster-service.js';
+import { spawnSync } from 'node:child_process';
+import { TEST_PASSWORD } from '../helpers/service.js';
+import { pollUntil } from '../helpers/poll-until.js';
+import { connectionsTo, idsByEmail, scenarioDatabase, spawnClusterService, usersOn, type StoredUser } from './support/cluster-service.js';
+import { conflictStorm, stormEmail } from './support/conflict-storm.js';
 import { MixedLoad } from './support/mixed-load.js';
 
 const CLIENTS = 20;
@@ -13,7 +17,7 @@ const KILL_AT_MS = 3000;
 let cluster: GaleraCluster;
 const services: ChildService[] = [];
 
-/** A service for this file's cluster, stopped after the file whatever happens. */
+/** A service on this file's cluster, stopped after its test whatever happens. */
 async function service(order: number[], database: string): Promise<ChildService> {
   const started = await spawnClusterService(cluster, order, database);
   services.push(started);
@@ -22,14 +26,38 @@ async function service(order: number[], database: string): Promise<ChildService>
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** The worker processes of a WORKERS=N service: its children that run the service's entry point. */
+function workerPids(primaryPid: number): number[] {
+  const ps = spawnSync('ps', ['--ppid', String(primaryPid), '-o', 'pid=,args='], { encoding: 'utf8' });
+  return ps.stdout
+    .split('\n')
+    .filter((line) => line.includes('src/main.ts'))
+    .map((line) => Number(line.trim().split(/\s+/)[0]));
+}
+
+/** Certification conflicts and brute-force aborts so far, over every node. */
+async function conflictsSoFar(): Promise<number> {
+  let total = 0;
+  for (const node of cluster.nodes) {
+    const rows = await node.query<Array<{ Value: string }>>(
+      "SHOW GLOBAL STATUS WHERE Variable_name IN ('wsrep_local_cert_failures', 'wsrep_local_bf_aborts')",
+    );
+    total += rows.reduce((sum, row) => sum + Number(row.Value), 0);
+  }
+  return total;
+}
+
 describe('a 3-node Galera cluster behind the service (WORKERS=2, DB_HOST listing the nodes)', { skip: !galeraAvailable() && 'galera-4 or rsync not installed' }, () => {
   before(async () => {
     const startedAt = performance.now();
     cluster = await startGaleraCluster(3);
     console.log(`# Galera cluster of 3 started and Synced in ${Math.round(performance.now() - startedAt)} ms`);
   });
+  afterEach(async () => {
+    for (const child of services.splice(0)) await child.process.stop();
+  });
   after(async () => {
-    for (const child of services) await child.process.stop();
+    for (const child of services.splice(0)) await child.process.stop();
     await cluster?.stop();
   });
 
@@ -52,7 +80,12 @@ describe('a 3-node Galera cluster behind the service (WORKERS=2, DB_HOST listing
     await sleep(KILL_AT_MS);
     const killedAt = performance.now();
     await cluster.kill(0);
-    const rejoined = sleep(LOAD_MS - KILL_AT_MS - 4000).then(() => cluster.restart(0));
+    const readyWithoutNode1 = await pollUntil('/readyz to say ready on the two nodes left', async () => {
+      const res = await request(baseUrl, 'GET', '/readyz');
+      return res.status === 200 ? performance.now() - killedAt : undefined;
+    }, { timeoutMs: 30_000 });
+    await sleep(LOAD_MS - KILL_AT_MS - 4000 - (performance.now() - killedAt));
+    const rejoined = cluster.restart(0);
     await sleep(LOAD_MS - (performance.now() - loadStart));
     await rejoined;
     const rejoinedAt = performance.now();
@@ -74,7 +107,7 @@ describe('a 3-node Galera cluster behind the service (WORKERS=2, DB_HOST listing
     console.log(
       `# failover: ${errors.length} errors (JSON 500/503) of ${load.outcomes.length} answers in ${Math.round(endedAt - loadStart)} ms; ` +
         `last error ${Math.round(windowMs)} ms after the kill; slowest answer after the kill ${Math.round(slowest)} ms; ${successes} successes; ` +
-        `${load.acknowledgedCreates.size} creates acknowledged, ${load.unacknowledgedCreates.size} not`,
+        `${load.acknowledgedCreates.size} creates acknowledged, ${load.unacknowledgedCreates.size} not; /readyz 200 again ${Math.round(readyWithoutNode1)} ms after the kill`,
     );
     assert.ok((await connectionsTo(cluster.nodes[0]!, database)) > 0, 'the service went back to node 1 after it rejoined');
 
@@ -89,5 +122,93 @@ describe('a 3-node Galera cluster behind the service (WORKERS=2, DB_HOST listing
         assert.ok(stored >= load.lastAcknowledged[i]! && stored <= load.lastSent[i]!, `${node.name}: client ${i} holds v${stored}, acknowledged v${load.lastAcknowledged[i]}`);
       }
     }
+  });
+
+  test('two instances starting at once seed the table once; read your writes across instances: a create or update through one instance is seen at once through the other, on another node', async () => {
+    const database = scenarioDatabase('ryw');
+    // Both start at once against a database that does not exist yet, one through node 1, one through node 3.
+    const [first, third] = await Promise.all([service([0, 1, 2], database), service([2, 1, 0], database)]);
+    for (const node of cluster.nodes) {
+      assert.equal((await usersOn(node, database)).length, 10, `${node.name}: the table was seeded exactly once`);
+    }
+    const seeded = [...(await idsByEmail(first.baseUrl)).values()].slice(0, 5);
+    const misses: string[] = [];
+    const TRIES = 500;
+    for (let i = 0; i < TRIES; i++) {
+      const [writer, reader] = i % 2 === 0 ? [first, third] : [third, first];
+      if (i % 4 < 2) {
+        const email = `ryw-${i}@example.com`;
+        const created = await request(writer.baseUrl, 'POST', '/api/users', { json: { name: `ryw ${i}`, email } });
+        assert.equal(created.status, 201, created.text);
+        const list = await request(reader.baseUrl, 'GET', `/api/users?pwd=${TEST_PASSWORD}`);
+        if (!(list.json as StoredUser[]).some((user) => user.email === email)) misses.push(`create ${i}`);
+      } else {
+        const id = seeded[i % seeded.length]!;
+        const name = `ryw update ${i}`;
+        const updated = await request(writer.baseUrl, 'PUT', `/api/users/${id}`, { json: { name, email: `ryw-u-${i}@example.com` } });
+        assert.equal(updated.status, 200, updated.text);
+        const read = await request(reader.baseUrl, 'GET', `/api/users/${id}`);
+        if ((read.json as StoredUser).name !== name) misses.push(`update ${i}`);
+      }
+    }
+    assert.ok((await connectionsTo(cluster.nodes[0]!, database)) > 0, 'one instance works on node 1');
+    assert.ok((await connectionsTo(cluster.nodes[2]!, database)) > 0, 'the other works on node 3');
+    console.log(`# read your writes across instances on nodes 1 and 3: ${TRIES} tries, ${misses.length} misses`);
+    assert.deepEqual(misses, []);
+  });
+
+  test('certification conflict storm through two nodes: every update gets 200 or a JSON 500, and what is stored is what an acknowledged update wrote', async () => {
+    const database = scenarioDatabase('storm');
+    const first = await service([0, 1, 2], database);
+    const third = await service([2, 1, 0], database);
+    const ids = [...(await idsByEmail(first.baseUrl)).values()].slice(0, 3);
+    const conflictsBefore = await conflictsSoFar();
+    const storm = await conflictStorm([first.baseUrl, third.baseUrl], ids, 12, 5000);
+    const conflicts = (await conflictsSoFar()) - conflictsBefore;
+    console.log(`# conflict storm: ${storm.ok} updates acknowledged, ${storm.failed} JSON 500s, ${conflicts} certification conflicts and brute-force aborts in the cluster`);
+    assert.deepEqual(storm.wrong, []);
+    assert.ok(conflicts > 0, 'the storm did make the nodes conflict');
+    for (const node of cluster.nodes) {
+      const users = await usersOn(node, database);
+      for (const id of ids) {
+        const stored = users.find((user) => user.id === id)!;
+        assert.ok(storm.acknowledged.get(id)!.has(stored.name), `${node.name}: user ${id} holds "${stored.name}", which no acknowledged update wrote`);
+        assert.equal(stored.email, stormEmail(stored.name), `${node.name}: name and email of user ${id} come from one write`);
+      }
+    }
+  });
+
+  test('kill -9 of one worker under load: it is replaced and the service keeps answering', async () => {
+    const database = scenarioDatabase('worker');
+    const { baseUrl, process: child } = await service([0, 1, 2], database);
+    const ids = await idsByEmail(baseUrl);
+    const clients = [...ids.entries()].slice(0, 8).map(([email, id], i) => ({ id, email, name: MixedLoad.updatedName(i, 0) }));
+    for (const client of clients) await request(baseUrl, 'PUT', `/api/users/${client.id}`, { json: { name: client.name, email: client.email } });
+    const workers = workerPids(child.pid);
+    assert.equal(workers.length, 2, 'two workers');
+    const load = new MixedLoad(baseUrl, clients);
+    load.start();
+    await sleep(1000);
+    const killedAt = performance.now();
+    process.kill(workers[0]!, 'SIGKILL');
+    const replacement = await pollUntil('a replacement worker', () => {
+      const now = workerPids(child.pid);
+      return now.length === 2 && !now.includes(workers[0]!) ? now.find((pid) => pid !== workers[1]) : undefined;
+    }, { timeoutMs: 30_000 });
+    await pollUntil('the replacement to listen', () => (child.entries().filter((entry) => entry.msg === 'listening').length >= 3 ? true : undefined), { timeoutMs: 30_000 });
+    const replacedAt = performance.now();
+    await sleep(1500);
+    await load.stop();
+    const servedMeanwhile = load.outcomes.filter((outcome) => outcome.at > killedAt && outcome.at < replacedAt && !outcome.wrong).length;
+    const afterReplacement = load.outcomes.filter((outcome) => outcome.at > replacedAt + 200);
+    const lost = load.outcomes.filter((outcome) => outcome.wrong);
+    console.log(
+      `# worker ${workers[0]} killed, replaced by ${replacement} after ${Math.round(replacedAt - killedAt)} ms; ` +
+        `${servedMeanwhile} answers meanwhile, ${lost.length} requests lost with the killed worker's connections`,
+    );
+    assert.ok(child.entries().some((entry) => entry.msg === 'worker died, replacing it'), 'the primary logged the replacement');
+    assert.ok(servedMeanwhile > 0, 'the other worker kept answering');
+    assert.ok(afterReplacement.length > 0 && afterReplacement.every((outcome) => !outcome.wrong), 'every answer after the replacement is right');
+    assert.ok(lost.every((outcome) => outcome.status === 'network' && outcome.at > killedAt), 'only requests cut with the killed worker failed');
   });
 });
