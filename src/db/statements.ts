@@ -42,6 +42,8 @@ export const sql = {
   ),
   /** Readiness: the database answers and the users table is there. */
   usersTableAnswers: 'SELECT 1 FROM users LIMIT 1',
+  /** A private server is up once it answers this. */
+  serverAnswers: 'SELECT 1',
   useUtc: "SET time_zone = '+00:00'",
   setWaitTimeout: 'SET SESSION wait_timeout = ?',
   /**

@@ -1,0 +1,10 @@
+/**
+ * A private database server could not be found, prepared or started. The message is meant for a
+ * person at a terminal: it says what went wrong and what to install or set, in one or two lines.
+ */
+export class EmbeddedServerError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'EmbeddedServerError';
+  }
+}

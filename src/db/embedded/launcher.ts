@@ -1,0 +1,168 @@
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { closeSync, mkdirSync, openSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { findServerBinaries, type ServerBinaries, type ServerFlavour } from './binaries.js';
+import { initialiseDataDir, userArgs } from './data-dir.js';
+import { EmbeddedServerError } from './errors.js';
+import { answers } from './readiness.js';
+import { clearEarlierRun, recordOwner, stopPid, type RunFiles } from './stale.js';
+
+export interface PrivateServerOptions {
+  /** Where the server keeps its data; initialised when empty or missing, reused otherwise. */
+  dataDir: string;
+  /** Defaults to `mysqld.sock` in the data directory (or in the temp folder when that path is too long). */
+  socketPath?: string;
+  /** A TCP port on 127.0.0.1 to listen on as well; without one the server opens no TCP port at all. */
+  port?: number;
+  /** Further server options, after the launcher's own (so they may override them), e.g. wsrep settings. */
+  extraArgs?: string[];
+  /** The server's own log (and the initialisation's); defaults to `server.log` in the data directory. */
+  logFile?: string;
+  /** The binaries to use; found with findServerBinaries() when absent. */
+  binaries?: ServerBinaries;
+  /** How long the server may take to answer after it was started. Default 60 s. */
+  startTimeoutMs?: number;
+  /** How long a clean shutdown may take before SIGKILL. Default 30 s. */
+  stopTimeoutMs?: number;
+}
+
+export interface PrivateServer {
+  pid: number;
+  socketPath: string;
+  port: number | undefined;
+  dataDir: string;
+  logFile: string;
+  flavour: ServerFlavour;
+  version: string;
+  /** True when this start initialised the data directory. */
+  initialised: boolean;
+  /** Resolves when the server process ends, for whatever reason. */
+  exited: Promise<void>;
+  /** SIGTERM, wait for a clean shutdown, SIGKILL as the last resort. Safe to call more than once. */
+  stop(): Promise<void>;
+}
+
+/** Unix socket paths are limited to about 104 bytes (macOS) or 108 (Linux). */
+const MAX_SOCKET_PATH = 100;
+
+/**
+ * Starts a MariaDB/MySQL server of its own on the machine's installed binaries: initialises the data
+ * directory when it is new, clears what a crashed earlier run left, and resolves once the server
+ * answers as root without a password on its socket. The server runs in its own process group, so a
+ * Ctrl-C at the terminal reaches the caller, which decides when to stop it.
+ */
+export async function startPrivateServer(options: PrivateServerOptions): Promise<PrivateServer> {
+  if (options.port !== undefined && !(Number.isInteger(options.port) && options.port > 0 && options.port < 65536)) {
+    // Port 0 would mean the server's default, 3306, not "any free port".
+    throw new EmbeddedServerError(`A private server needs a port from 1 to 65535, got ${options.port}`);
+  }
+  const binaries = options.binaries ?? findServerBinaries();
+  const dataDir = resolve(options.dataDir);
+  const logFile = resolve(options.logFile ?? join(dataDir, 'server.log'));
+  const files: RunFiles = {
+    dataDir,
+    pidFile: join(dataDir, 'server.pid'),
+    ownerFile: join(dataDir, 'launcher.pid'),
+    socketPath: resolve(options.socketPath ?? defaultSocketPath(dataDir)),
+  };
+  const stopTimeoutMs = options.stopTimeoutMs ?? 30_000;
+  mkdirSync(dataDir, { recursive: true });
+  await clearEarlierRun(files, stopTimeoutMs);
+  const initialised = await initialiseDataDir(binaries, dataDir, logFile);
+
+  const logStart = fileSize(logFile);
+  const log = openSync(logFile, 'a');
+  const child = spawn(binaries.server, serverArgs(binaries, files, logFile, options), {
+    detached: true,
+    stdio: ['ignore', log, log],
+  });
+  closeSync(log);
+  const exited = new Promise<void>((done) => child.once('exit', () => done()));
+  const spawnFailed = new Promise<never>((_, reject) =>
+    child.once('error', (error) => reject(new EmbeddedServerError(`${binaries.server} could not run: ${error.message}`))),
+  );
+  if (child.pid === undefined) await spawnFailed;
+  const pid = child.pid!;
+  recordOwner(files);
+
+  let stopping: Promise<void> | undefined;
+  const stop = (): Promise<void> =>
+    (stopping ??= stopPid(pid, stopTimeoutMs)
+      .then(() => exited)
+      .then(() => rmSync(files.ownerFile, { force: true })));
+  try {
+    await Promise.race([untilAnswering(files.socketPath, exited, options.startTimeoutMs ?? 60_000), spawnFailed]);
+  } catch (error) {
+    await stop();
+    const tail = logTail(logFile, logStart);
+    throw new EmbeddedServerError(`${(error as Error).message}; see ${logFile}${tail === '' ? '' : `:\n${tail}`}`);
+  }
+  return {
+    pid,
+    socketPath: files.socketPath,
+    port: options.port,
+    dataDir,
+    logFile,
+    flavour: binaries.flavour,
+    version: binaries.version,
+    initialised,
+    exited,
+    stop,
+  };
+}
+
+function serverArgs(binaries: ServerBinaries, files: RunFiles, logFile: string, options: PrivateServerOptions): string[] {
+  const network =
+    options.port === undefined ? ['--skip-networking'] : [`--port=${options.port}`, '--bind-address=127.0.0.1'];
+  return [
+    // First, or the server reads /etc/mysql and listens where the system's server does.
+    '--no-defaults',
+    `--datadir=${files.dataDir}`,
+    `--socket=${files.socketPath}`,
+    `--pid-file=${files.pidFile}`,
+    `--log-error=${logFile}`,
+    ...network,
+    ...(binaries.flavour === 'mysql' ? ['--mysqlx=OFF'] : []),
+    ...userArgs(),
+    ...(options.extraArgs ?? []),
+  ];
+}
+
+async function untilAnswering(socketPath: string, exited: Promise<void>, timeoutMs: number): Promise<void> {
+  let ended = false;
+  void exited.then(() => (ended = true));
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (await answers(socketPath)) return;
+    if (ended) throw new Error('the database server stopped during start-up');
+    if (Date.now() > deadline) throw new Error(`the database server did not answer within ${timeoutMs / 1000} s`);
+    await new Promise((wake) => setTimeout(wake, 100));
+  }
+}
+
+function defaultSocketPath(dataDir: string): string {
+  const inDataDir = join(dataDir, 'mysqld.sock');
+  if (Buffer.byteLength(inDataDir) <= MAX_SOCKET_PATH) return inDataDir;
+  const digest = createHash('sha256').update(dataDir).digest('hex').slice(0, 16);
+  return join(tmpdir(), `mysqld-${digest}.sock`);
+}
+
+function fileSize(file: string): number {
+  try {
+    return statSync(file).size;
+  } catch {
+    return 0;
+  }
+}
+
+/** The last lines the server logged in this run: what a person needs to see why it did not start. */
+function logTail(file: string, from: number): string {
+  try {
+    const lines = readFileSync(file).subarray(from).toString('utf8').trimEnd().split('\n');
+    return lines.slice(-8).join('\n');
+  } catch {
+    return '';
+  }
+}
