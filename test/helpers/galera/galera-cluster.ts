@@ -55,8 +55,7 @@ export async function startGaleraCluster(size = 3): Promise<GaleraCluster> {
     },
     async restart(index) {
       const node = nodes[index]!;
-      node.start(nodes.filter((other) => other !== node).map(groupAddress));
-      await node.waitSynced();
+      await node.start(nodes.filter((other) => other !== node).map(groupAddress));
     },
     async stop() {
       if (stopped) return;
@@ -69,10 +68,9 @@ export async function startGaleraCluster(size = 3): Promise<GaleraCluster> {
   };
   try {
     for (const [i, node] of nodes.entries()) {
-      node.prepare(i === 0);
+      if (i > 0) node.prepareJoiner();
       running.add(node);
-      node.start(nodes.slice(0, i).map(groupAddress));
-      await node.waitSynced();
+      await node.start(nodes.slice(0, i).map(groupAddress));
     }
     return cluster;
   } catch (error) {

@@ -1,12 +1,11 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import mysql from 'mysql2/promise';
+import { startPrivateServer, type PrivateServer } from '../../../src/db/embedded/index.js';
 import { pollUntil } from '../poll-until.js';
 
 export const GALERA_PROVIDER = '/usr/lib/galera/libgalera_smm.so';
-const SERVER = '/usr/sbin/mariadbd';
-const INSTALL_DB = '/usr/bin/mariadb-install-db';
 const runsAsRoot = process.getuid?.() === 0;
 
 export interface NodePorts {
@@ -33,10 +32,12 @@ const PROVIDER_OPTIONS = [
   'evs.install_timeout=PT3S',
 ];
 
-/** One private mariadbd of a Galera cluster on loopback, with its own data directory, socket and ports. */
+/**
+ * One private mariadbd of a Galera cluster on loopback, started by the embedded-database launcher
+ * with the wsrep settings added: its own data directory, socket, log and ports.
+ */
 export class GaleraNode {
-  private child: ChildProcess | undefined;
-  private exited: Promise<void> = Promise.resolve();
+  private server: PrivateServer | undefined;
 
   constructor(
     readonly name: string,
@@ -52,69 +53,54 @@ export class GaleraNode {
     return join(this.dir, 'error.log');
   }
 
-  get pid(): number | undefined {
-    return this.child?.pid;
-  }
-
   /**
-   * The first node gets system tables; a joiner starts empty and receives everything by state
-   * transfer.
+   * A joiner receives its whole data directory by state transfer: an empty `mysql` folder tells the
+   * launcher not to initialise one (the first node's is initialised by it).
    */
-  prepare(bootstrap: boolean): void {
-    mkdirSync(this.dataDir, { recursive: true });
-    if (bootstrap) {
-      const install = spawnSync(
-        INSTALL_DB,
-        ['--no-defaults', `--datadir=${this.dataDir}`, '--auth-root-authentication-method=normal', '--skip-test-db', '--innodb-log-file-size=4M', ...(runsAsRoot ? ['--user=root'] : [])],
-        { encoding: 'utf8', timeout: 60_000 },
-      );
-      if (install.status !== 0) throw new Error(`mariadb-install-db failed: ${install.stderr}`);
-    }
+  prepareJoiner(): void {
+    mkdirSync(join(this.dataDir, 'mysql'), { recursive: true });
   }
 
-  /** Starts the server joining `peers` (group addresses), or founding a new cluster when there are none. */
-  start(peers: string[]): void {
+  /** Starts the server joining `peers` (group addresses), or founding a new cluster when there are none; resolves once it is Synced. */
+  async start(peers: string[]): Promise<void> {
+    mkdirSync(this.dataDir, { recursive: true });
     // rsync's receiving daemon drops root for nobody, so as root the files must be nobody's for a
     // state transfer to replace them (the server, running as root, still reads and writes them).
     if (runsAsRoot) spawnSync('chown', ['-R', 'nobody:nogroup', this.dataDir]);
-    const args = [
-      '--no-defaults',
-      ...(runsAsRoot ? ['--user=root'] : []),
-      `--datadir=${this.dataDir}`,
-      `--socket=${join(this.dir, 'mysqld.sock')}`,
-      `--pid-file=${join(this.dir, 'mysqld.pid')}`,
-      `--log-error=${this.errorLog}`,
-      `--port=${this.ports.sql}`,
-      '--bind-address=127.0.0.1',
-      '--skip-name-resolve',
-      '--innodb-buffer-pool-size=32M',
-      '--innodb-log-file-size=4M',
-      '--binlog-format=ROW',
-      '--innodb-autoinc-lock-mode=2',
-      '--wsrep-on=ON',
-      `--wsrep-provider=${GALERA_PROVIDER}`,
-      `--wsrep-cluster-address=gcomm://${peers.join(',')}`,
-      `--wsrep-node-name=${this.name}`,
-      `--wsrep-node-address=127.0.0.1:${this.ports.group}`,
-      `--wsrep-sst-receive-address=127.0.0.1:${this.ports.sst}`,
-      `--wsrep-provider-options=${[`gmcast.listen_addr=tcp://127.0.0.1:${this.ports.group}`, `ist.recv_addr=127.0.0.1:${this.ports.ist}`, ...PROVIDER_OPTIONS].join(';')}`,
-      '--wsrep-sst-method=rsync',
-      ...(peers.length === 0 ? ['--wsrep-new-cluster'] : []),
-    ];
-    const child = spawn(SERVER, args, { stdio: 'ignore' });
-    this.child = child;
-    this.exited = new Promise((resolve) => child.once('exit', () => resolve()));
+    this.server = await startPrivateServer({
+      dataDir: this.dataDir,
+      socketPath: join(this.dir, 'mysqld.sock'),
+      port: this.ports.sql,
+      logFile: this.errorLog,
+      startTimeoutMs: 90_000,
+      stopTimeoutMs: 5000,
+      extraArgs: [
+        '--skip-name-resolve',
+        '--innodb-buffer-pool-size=32M',
+        '--binlog-format=ROW',
+        '--innodb-autoinc-lock-mode=2',
+        '--wsrep-on=ON',
+        `--wsrep-provider=${GALERA_PROVIDER}`,
+        `--wsrep-cluster-address=gcomm://${peers.join(',')}`,
+        `--wsrep-node-name=${this.name}`,
+        `--wsrep-node-address=127.0.0.1:${this.ports.group}`,
+        `--wsrep-sst-receive-address=127.0.0.1:${this.ports.sst}`,
+        `--wsrep-provider-options=${[`gmcast.listen_addr=tcp://127.0.0.1:${this.ports.group}`, `ist.recv_addr=127.0.0.1:${this.ports.ist}`, ...PROVIDER_OPTIONS].join(';')}`,
+        '--wsrep-sst-method=rsync',
+        ...(peers.length === 0 ? ['--wsrep-new-cluster'] : []),
+      ],
+    });
+    await this.waitSynced();
   }
 
   /** Resolves once the node is ready and Synced; fails, with its log's tail, if it exits or takes over `timeoutMs`. */
-  async waitSynced(timeoutMs = 90_000): Promise<void> {
-    const child = this.child;
+  private async waitSynced(timeoutMs = 90_000): Promise<void> {
+    let exited = false;
+    void this.server!.exited.then(() => (exited = true));
     await pollUntil(
       `${this.name} to be Synced`,
       async () => {
-        if (!child || child.exitCode !== null || child.signalCode !== null) {
-          throw new Error(`${this.name} exited while starting:\n${this.logTail()}`);
-        }
+        if (exited) throw new Error(`${this.name} exited while starting:\n${this.logTail()}`);
         return (await this.state().catch(() => undefined)) === 'Synced' ? true : undefined;
       },
       { timeoutMs, intervalMs: 100 },
@@ -143,13 +129,18 @@ export class GaleraNode {
 
   /** kill -9: the node vanishes mid-flight, as in a crash. */
   async kill(): Promise<void> {
-    this.child?.kill('SIGKILL');
-    await this.exited;
+    if (!this.server) return;
+    this.killNow();
+    await this.server.exited;
   }
 
   /** For process exit handlers, which cannot wait. */
   killNow(): void {
-    if (this.child && this.child.exitCode === null && this.child.signalCode === null) this.child.kill('SIGKILL');
+    try {
+      if (this.server) process.kill(this.server.pid, 'SIGKILL');
+    } catch {
+      // Already gone.
+    }
   }
 
   private logTail(): string {
