@@ -25,19 +25,20 @@ export function serverFromEnv(): Omit<DbConfig, 'database'> {
   };
 }
 
-export async function createBenchDatabase(): Promise<BenchDatabase> {
-  const server = serverFromEnv();
+/** `server` is where the table is reset from; `config.host` may be a DB_HOST list (see hostList). */
+export async function createBenchDatabase(server = serverFromEnv(), hostList?: string): Promise<BenchDatabase> {
   const database = `usvc_bench_${process.pid}_${randomBytes(3).toString('hex')}`;
   const admin = await mysql.createConnection({ ...server, charset: 'utf8mb4' });
   const table = `\`${database}\`.users`;
   return {
-    config: { ...server, database },
+    config: { ...server, ...(hostList ? { host: hostList } : {}), database },
     async resetUsers(count) {
       await admin.query(`TRUNCATE TABLE ${table}`);
       for (let first = 1; first <= count; first += INSERT_BATCH) {
-        const rows: Array<[string, string]> = [];
-        for (let i = first; i < first + INSERT_BATCH && i <= count; i++) rows.push(seededUser(i));
-        await admin.query(`INSERT INTO ${table} (name, email) VALUES ?`, [rows]);
+        const rows: Array<[number, string, string]> = [];
+        for (let i = first; i < first + INSERT_BATCH && i <= count; i++) rows.push([i, ...seededUser(i)]);
+        // Ids given explicitly: a Galera cluster's auto-increment steps by the cluster size.
+        await admin.query(`INSERT INTO ${table} (id, name, email) VALUES ?`, [rows]);
       }
     },
     async serverVersion() {

@@ -9,7 +9,7 @@ export type LoadGenerator = 'auto' | 'wrk' | 'autocannon';
 export type ListClient = 'auto' | 'curl' | 'node';
 
 export interface BenchOptions {
-  mode: 'throughput' | 'memory';
+  mode: 'throughput' | 'memory' | 'cluster';
   durationSec: number;
   connections: number;
   /** Alternating runs of each side; the median is reported. */
@@ -25,11 +25,15 @@ export interface BenchOptions {
   listClient: ListClient;
   /** Run the service under `node --cpu-prof`. */
   profile: boolean;
+  /** The service's WORKERS: HTTP worker processes. */
+  workers: number;
   runner: Runner;
 }
 
 export const usage = `Usage: npx tsx bench/run.ts [options]
-  --mode throughput|memory   what to measure (default throughput)
+  --mode throughput|memory|cluster  what to measure (default throughput); cluster: the scenarios on
+                             one Galera node and on a 3-node Galera cluster, in the same run
+  --workers <n>              the service's WORKERS (default 1)
   --duration <s>             seconds per measurement (default 5)
   --connections <n>          concurrent connections / loops (default 32)
   --warmup <s>               unmeasured seconds before each measurement (default 1)
@@ -58,6 +62,7 @@ export function parseOptions(argv: string[]): BenchOptions {
       'list-client': { type: 'string', default: 'auto' },
       profile: { type: 'boolean', default: false },
       runner: { type: 'string', default: 'build' },
+      workers: { type: 'string', default: '1' },
       help: { type: 'boolean', default: false },
     },
   });
@@ -69,8 +74,10 @@ export function parseOptions(argv: string[]): BenchOptions {
   const chosen = values.scenarios ? values.scenarios.split(',').map((name) => name.trim()) : names;
   const unknown = chosen.filter((name) => !names.includes(name));
   if (unknown.length > 0) fail(`unknown scenario(s): ${unknown.join(', ')}`);
+  const workers = Math.round(positive(values.workers, 'workers'));
+  if (workers > 1 && values['service-log'] === 'off') fail('--workers above 1 needs the real entry point: --service-log null or pipe');
   return {
-    mode: oneOf(values.mode, ['throughput', 'memory'] as const, 'mode'),
+    mode: oneOf(values.mode, ['throughput', 'memory', 'cluster'] as const, 'mode'),
     durationSec: positive(values.duration, 'duration'),
     connections: Math.round(positive(values.connections, 'connections')),
     warmupSec: positive(values.warmup, 'warmup', true),
@@ -82,6 +89,7 @@ export function parseOptions(argv: string[]): BenchOptions {
     listClient: oneOf(values['list-client'], ['auto', 'curl', 'node'] as const, 'list-client'),
     profile: values.profile,
     runner: oneOf(values.runner, ['build', 'tsx'] as const, 'runner'),
+    workers,
   };
 }
 

@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 
 export interface ProcessMemory {
   rssMb: number;
@@ -25,10 +25,36 @@ export function resetPeakRss(pid: number): boolean {
 /** Linux reports CPU time in clock ticks of 1/100 s (USER_HZ) on every common architecture. */
 const TICKS_PER_SECOND = 100;
 
-/** CPU seconds (user + system) the process has used so far. */
+/**
+ * CPU seconds (user + system) the process and the processes it started (a service's workers) have
+ * used so far. A child that exits between two readings takes its share with it.
+ */
 export function readCpuSeconds(pid: number): number {
+  return ownCpuSeconds(pid) + childPids(pid).reduce((sum, child) => sum + childCpuSeconds(child), 0);
+}
+
+function childCpuSeconds(pid: number): number {
+  try {
+    return readCpuSeconds(pid);
+  } catch {
+    return 0;
+  }
+}
+
+function ownCpuSeconds(pid: number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   // Fields after the command name, which is in parentheses and may hold spaces: utime and stime are 12th and 13th.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+}
+
+function childPids(pid: number): number[] {
+  try {
+    return readdirSync(`/proc/${pid}/task`).flatMap((task) =>
+      readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').split(' ').filter(Boolean).map(Number),
+    );
+  } catch {
+    // Gone, or a kernel without the children list: count the process alone.
+    return [];
+  }
 }

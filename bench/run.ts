@@ -1,4 +1,5 @@
-/** `npm run bench`: see bench/options.ts for the flags, bench/throughput.ts and bench/memory.ts for the modes. */
+/** `npm run bench`: see bench/options.ts for the flags, bench/throughput.ts, memory.ts and cluster.ts for the modes. */
+import { runCluster } from './cluster.js';
 import { cleanUp, guardRun } from './lifecycle.js';
 import { runMemory } from './memory.js';
 import { parseOptions, type BenchOptions } from './options.js';
@@ -10,7 +11,8 @@ guardRun(deadlineMs(options));
 let exitCode = 0;
 try {
   prepareRunner(options.runner);
-  await (options.mode === 'memory' ? runMemory(options) : runThroughput(options));
+  const run = { memory: runMemory, throughput: runThroughput, cluster: runCluster }[options.mode];
+  await run(options);
 } catch (error) {
   console.error(error);
   exitCode = 1;
@@ -23,5 +25,7 @@ process.exit(exitCode);
 function deadlineMs(o: BenchOptions): number {
   if (o.mode === 'memory') return (120 + o.rows / 5000) * 1000;
   const run = o.warmupSec + o.durationSec;
+  // Starting two Galera clusters takes up to a minute on a busy machine.
+  if (o.mode === 'cluster') return (180 + o.scenarios.length * o.repeat * 2 * (run + 20)) * 1000;
   return (60 + (run + 15) + o.scenarios.length * (2 * run + 25)) * 1000;
 }

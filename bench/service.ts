@@ -16,14 +16,15 @@ export interface RunningService {
 }
 
 /**
- * Starts the real service (src/main.ts) in its own process on a free port against `db`. Its
+ * Starts the real service (src/main.ts) in its own process on a free port against `db` (whose
+ * host may be a DB_HOST list), with `workers` worker processes. Its
  * per-request log goes to /dev/null by default, so a slow reader can never be the bottleneck.
  * With `profile`, Node writes a .cpuprofile of the whole run into bench/results/profiles/.
  */
 export async function startService(
   db: DbConfig,
   accessPassword: string,
-  { serviceLog: log, profile }: Pick<BenchOptions, 'serviceLog' | 'profile'>,
+  { serviceLog: log, profile, workers }: Pick<BenchOptions, 'serviceLog' | 'profile' | 'workers'>,
 ): Promise<RunningService> {
   const port = await freePort();
   const env = {
@@ -36,6 +37,7 @@ export async function startService(
     DB_PASSWORD: db.password,
     DB_NAME: db.database,
     ACCESS_PASSWORD: accessPassword,
+    WORKERS: String(workers),
   };
   const devNull = log === 'null' ? openSync('/dev/null', 'w') : undefined;
   const stdio: StdioOptions = ['ignore', devNull ?? 'pipe', 'pipe'];

@@ -115,9 +115,9 @@ export function throughputTable(report: ThroughputReport): string {
     rows.push(row(s.name, 'service', s.service, [fixed(s.ratioToHttpNoop, 2), fixed(s.ratioToDbDirect, 2)]));
     rows.push(row('', 'db-direct', s.dbDirect, [fixed(s.dbDirect.reqPerSec / report.httpNoop.reqPerSec, 2), '1.00']));
   }
-  const { durationSec, connections, repeat } = report.options;
+  const { durationSec, connections, repeat, workers } = report.options;
   return [
-    `${machineLine(report.machine)}; ${durationSec} s per run, ${connections} connections, load from ${report.loadGenerator}`,
+    `${machineLine(report.machine)}; ${durationSec} s per run, ${connections} connections, WORKERS=${workers}, load from ${report.loadGenerator}`,
     repeat > 1
       ? `Each row: the median of ${repeat} alternating runs by req/s (its latencies and CPU), errors over all runs.`
       : 'Each row: one run.',
