@@ -3,9 +3,9 @@ import { after, afterEach, before, describe, test } from 'node:test';
 import type { ChildService } from '../helpers/child-service.js';
 import { galeraAvailable, startGaleraCluster, type GaleraCluster } from '../helpers/galera/galera-cluster.js';
 import { request } from '../helpers/http.js';
-import { spawnSync } from 'node:child_process';
 import { TEST_PASSWORD } from '../helpers/service.js';
 import { pollUntil } from '../helpers/poll-until.js';
+import { workerPids } from '../helpers/worker-pids.js';
 import { connectionsTo, idsByEmail, scenarioDatabase, spawnClusterService, usersOn, type StoredUser } from './support/cluster-service.js';
 import { conflictStorm, stormEmail } from './support/conflict-storm.js';
 import { MixedLoad } from './support/mixed-load.js';
@@ -25,15 +25,6 @@ async function service(order: number[], database: string): Promise<ChildService>
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** The worker processes of a WORKERS=N service: its children that run the service's entry point. */
-function workerPids(primaryPid: number): number[] {
-  const ps = spawnSync('ps', ['--ppid', String(primaryPid), '-o', 'pid=,args='], { encoding: 'utf8' });
-  return ps.stdout
-    .split('\n')
-    .filter((line) => line.includes('src/main.ts'))
-    .map((line) => Number(line.trim().split(/\s+/)[0]));
-}
 
 /** Certification conflicts and brute-force aborts so far, over every node. */
 async function conflictsSoFar(): Promise<number> {

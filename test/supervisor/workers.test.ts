@@ -1,0 +1,82 @@
+import assert from 'node:assert/strict';
+import { request as httpRequest } from 'node:http';
+import { after, before, describe, test } from 'node:test';
+import { spawnService, type ChildService } from '../helpers/child-service.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { pollUntil } from '../helpers/poll-until.js';
+import { workerPids } from '../helpers/worker-pids.js';
+import { lockUsersTable, sessionsWaitingForLock, type TableLock } from '../robustness/helpers/db-sessions.js';
+
+/** One request on a connection of its own, so that the primary hands each to the next worker in turn. */
+function send(baseUrl: string, method: string, path: string, json?: unknown): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const body = json === undefined ? undefined : JSON.stringify(json);
+    const req = httpRequest(`${baseUrl}${path}`, { method, agent: false, headers: body ? { 'content-type': 'application/json' } : {} }, (res) => {
+      let text = '';
+      res.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+let db: TestDatabase;
+const services: ChildService[] = [];
+let lock: TableLock | undefined;
+before(async () => {
+  db = await createTestDatabase('workers');
+});
+after(async () => {
+  await lock?.release();
+  for (const service of services) await service.process.stop();
+  await db.drop();
+});
+
+describe('WORKERS=2', () => {
+  test('a primary and two workers share one port; the schema is set up once, by the primary; a generated password holds in every worker', async () => {
+    const service = await spawnService(db.config, { WORKERS: '2', ACCESS_PASSWORD: '' });
+    services.push(service);
+    const { baseUrl, process: child } = service;
+    assert.equal(workerPids(child.pid).length, 2, 'two worker processes');
+    await pollUntil('both workers to listen', () => (child.entries().filter((entry) => entry.msg === 'listening').length === 2 ? true : undefined));
+    const ports = new Set(child.entries().filter((entry) => entry.msg === 'listening').map((entry) => entry.port));
+    assert.equal(ports.size, 1, 'both listen on the same port');
+    const schemaLines = child.entries().filter((entry) => entry.msg === 'users table created and seeded' || entry.msg === 'users table found');
+    assert.equal(schemaLines.length, 1, 'schema set-up ran once');
+
+    const password = /Generated password for this run: (\S+)/.exec(child.stderr)?.[1];
+    assert.ok(password, 'the generated password is printed once');
+    assert.equal(child.stderr.split('Generated password').length - 1, 1, 'printed by the primary only');
+    const answers = await Promise.all(Array.from({ length: 12 }, () => send(baseUrl, 'GET', `/api/users?pwd=${encodeURIComponent(password)}`)));
+    assert.deepEqual(answers.map((answer) => answer.status), answers.map(() => 200), 'every worker accepts the generated password');
+    await child.stop();
+  });
+
+  test('SIGTERM to the primary: requests in flight on both workers complete, every worker drains, the primary exits 0', async () => {
+    const service = await spawnService(db.config, { WORKERS: '2' });
+    services.push(service);
+    const { baseUrl, process: child } = service;
+    lock = await lockUsersTable(db.config);
+    const inFlight: Array<Promise<{ status: number; body: string }>> = [];
+    // The primary hands connections to the workers in turn; a create that reaches a worker already
+    // waiting joins its next batch instead of opening a session, so creates go until both workers wait.
+    for (let i = 0; (await sessionsWaitingForLock(db)).length < 2; i++) {
+      assert.ok(i < 10, 'creates reached both workers');
+      inFlight.push(send(baseUrl, 'POST', '/api/users', { name: `In flight ${i}`, email: `workers-inflight-${i}@example.com` }));
+      await pollUntil('the create to wait inside the service', async () => ((await sessionsWaitingForLock(db)).length >= 1 ? true : undefined));
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+
+    child.signal('SIGTERM');
+    await pollUntil('the primary and both workers to start shutting down', () =>
+      child.entries().filter((entry) => entry.msg === 'shutting down').length === 3 ? true : undefined,
+    );
+    await lock.release();
+    for (const answer of await Promise.all(inFlight)) assert.equal(answer.status, 201, answer.body);
+    assert.deepEqual(await child.exited, { code: 0, signal: null });
+    assert.equal(child.entries().filter((entry) => entry.msg === 'worker died, replacing it').length, 0, 'no worker replaced while stopping');
+    const stored = await db.query<unknown[]>("SELECT id FROM users WHERE email LIKE 'workers-inflight-%'");
+    assert.equal(stored.length, inFlight.length, 'every create acknowledged during the drain is stored');
+  });
+});
