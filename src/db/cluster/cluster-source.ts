@@ -21,6 +21,8 @@ export class ClusterSource implements ConnectionSource {
   private readonly names: string[];
   private readonly checks: NodeHealthCheck[];
   private readonly healthy: boolean[];
+  /** The servers to try, in order: those that passed their last check, or all when none did. */
+  private order: string[];
   private readonly prepared = new WeakSet<PoolConnection>();
   private readonly intervalMs: number;
   private timer: NodeJS.Timeout | undefined;
@@ -42,13 +44,12 @@ export class ClusterSource implements ConnectionSource {
     this.checks = nodes.map((node) => new NodeHealthCheck(db, node, Math.max(this.intervalMs, tuning.connectTimeoutMs)));
     // Until the first check, every server counts as healthy: starting does not wait for checks.
     this.healthy = nodes.map(() => true);
+    this.order = this.names;
     void this.checkAll();
   }
 
   getConnection(callback: Callback): void {
-    const order = this.names.filter((_, i) => this.healthy[i]);
-    // With no server passing its check, each is still tried: the check may be what is failing.
-    this.tryInOrder(order.length > 0 ? order : this.names, 0, callback);
+    this.tryInOrder(this.order, 0, callback);
   }
 
   end(callback: () => void): void {
@@ -56,11 +57,6 @@ export class ClusterSource implements ConnectionSource {
     clearTimeout(this.timer);
     for (const check of this.checks) check.close();
     this.cluster.end(() => callback());
-  }
-
-  /** The servers' health as last checked, in DB_HOST order (for /readyz and the log). */
-  healthyServers(): string[] {
-    return this.names.filter((_, i) => this.healthy[i]);
   }
 
   /** PoolCluster answers at once for a server it holds offline, so this walks on without waiting. */
@@ -90,5 +86,8 @@ export class ClusterSource implements ConnectionSource {
       }
       this.healthy[i] = usable;
     });
+    const passed = this.names.filter((_, i) => this.healthy[i]);
+    // With no server passing its check, each is still tried: the check may be what is failing.
+    this.order = passed.length > 0 ? passed : this.names;
   }
 }
