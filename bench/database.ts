@@ -37,8 +37,9 @@ export async function createBenchDatabase(server = serverFromEnv(), hostList?: s
       for (let first = 1; first <= count; first += INSERT_BATCH) {
         const rows: Array<[number, string, string]> = [];
         for (let i = first; i < first + INSERT_BATCH && i <= count; i++) rows.push([i, ...seededUser(i)]);
-        // Ids given explicitly: a Galera cluster's auto-increment steps by the cluster size.
-        await admin.query(`INSERT INTO ${table} (id, name, email) VALUES ?`, [rows]);
+        // Ids given explicitly: a Galera cluster's auto-increment steps by the cluster size. REPLACE,
+        // since a create still queued from the run before may land after the TRUNCATE and take id 1.
+        await admin.query(`REPLACE INTO ${table} (id, name, email) VALUES ?`, [rows]);
       }
     },
     async serverVersion() {

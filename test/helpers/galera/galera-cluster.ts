@@ -55,7 +55,7 @@ export async function startGaleraCluster(size = 3): Promise<GaleraCluster> {
     },
     async restart(index) {
       const node = nodes[index]!;
-      await node.start(nodes.filter((other) => other !== node).map(groupAddress));
+      await startWithRetry(node, nodes.filter((other) => other !== node).map(groupAddress));
     },
     async stop() {
       if (stopped) return;
@@ -70,12 +70,26 @@ export async function startGaleraCluster(size = 3): Promise<GaleraCluster> {
     for (const [i, node] of nodes.entries()) {
       if (i > 0) node.prepareJoiner();
       running.add(node);
-      await node.start(nodes.slice(0, i).map(groupAddress));
+      await startWithRetry(node, nodes.slice(0, i).map(groupAddress));
     }
     return cluster;
   } catch (error) {
     await cluster.stop();
     throw error;
+  }
+}
+
+/**
+ * A joiner's state transfer can fail on a machine under load (the donor gives up, a port is taken
+ * meanwhile); a second attempt usually succeeds, and a second failure is reported with the log.
+ */
+async function startWithRetry(node: GaleraNode, peers: string[]): Promise<void> {
+  try {
+    await node.start(peers);
+  } catch (error) {
+    if (peers.length === 0) throw error;
+    console.error(`# ${(error as Error).message}\n# trying once more`);
+    await node.start(peers);
   }
 }
 

@@ -38,6 +38,8 @@ const PROVIDER_OPTIONS = [
  */
 export class GaleraNode {
   private server: PrivateServer | undefined;
+  /** Only a server known to be running is ever signalled: its pid may be reused once it exited. */
+  private running = false;
 
   constructor(
     readonly name: string,
@@ -67,7 +69,17 @@ export class GaleraNode {
     // rsync's receiving daemon drops root for nobody, so as root the files must be nobody's for a
     // state transfer to replace them (the server, running as root, still reads and writes them).
     if (runsAsRoot) spawnSync('chown', ['-R', 'nobody:nogroup', this.dataDir]);
-    this.server = await startPrivateServer({
+    try {
+      await this.launch(peers);
+    } catch (error) {
+      this.killNow();
+      throw new Error(`${this.name} did not start: ${(error as Error).message.split('\n')[0]}\n${this.problems()}`);
+    }
+  }
+
+  private async launch(peers: string[]): Promise<void> {
+    this.server = undefined;
+    const server = await startPrivateServer({
       dataDir: this.dataDir,
       socketPath: join(this.dir, 'mysqld.sock'),
       port: this.ports.sql,
@@ -89,6 +101,11 @@ export class GaleraNode {
         '--wsrep-sst-method=rsync',
         ...(peers.length === 0 ? ['--wsrep-new-cluster'] : []),
       ],
+    });
+    this.server = server;
+    this.running = true;
+    void server.exited.then(() => {
+      if (this.server === server) this.running = false;
     });
     await this.waitSynced();
   }
@@ -129,23 +146,34 @@ export class GaleraNode {
 
   /** kill -9: the node vanishes mid-flight, as in a crash. */
   async kill(): Promise<void> {
-    if (!this.server) return;
+    if (!this.server || !this.running) return;
     this.killNow();
     await this.server.exited;
   }
 
   /** For process exit handlers, which cannot wait. */
   killNow(): void {
+    if (!this.server || !this.running) return;
     try {
-      if (this.server) process.kill(this.server.pid, 'SIGKILL');
+      process.kill(this.server.pid, 'SIGKILL');
     } catch {
-      // Already gone.
+      // Gone meanwhile.
     }
   }
 
   private logTail(): string {
     try {
       return readFileSync(this.errorLog, 'utf8').split('\n').slice(-30).join('\n');
+    } catch {
+      return '(no error log)';
+    }
+  }
+
+  /** The errors and warnings of its log, which say why a node failed to join. */
+  private problems(): string {
+    try {
+      const lines = readFileSync(this.errorLog, 'utf8').split('\n');
+      return lines.filter((line) => /ERROR|Warning|rsync/.test(line)).slice(-20).join('\n');
     } catch {
       return '(no error log)';
     }
