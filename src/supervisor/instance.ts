@@ -44,4 +44,6 @@ export async function runInstance(config: Config, logger: Logger): Promise<void>
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+  // A worker whose primary died, however, drains and goes: nothing would replace or stop it.
+  if (cluster.isWorker) process.on('disconnect', () => stop('primary gone'));
 }
