@@ -4,7 +4,7 @@ import { isQueueFull } from '../db/batcher.js';
 import { type Logger, redactTarget } from '../log.js';
 import { ClientGoneError } from './body.js';
 import type { Handler, RequestContext } from './context.js';
-import { ALL_API_METHODS, sendPreflight } from './cors.js';
+import { ALL_API_METHODS, EXPOSED_HEADERS, sendPreflight } from './cors.js';
 import { HttpError, StorageError, messages } from './errors.js';
 import { errorBody, sendJson } from './respond.js';
 import type { Router } from './router.js';
@@ -97,8 +97,9 @@ export function createHttpServer({ router, logger, limits = serverLimits }: Http
 
     const method = req.method ?? 'GET';
     if (method === 'OPTIONS') {
-      const methods = router.allowedMethods(path) ?? (isApiPath(path) ? ALL_API_METHODS : undefined);
-      if (methods) sendPreflight(req, res, methods);
+      // Any API path allows every API method, so a browser sends the real request and the page reads its 405 JSON.
+      const allow = router.allowedMethods(path) ?? (isApiPath(path) ? ALL_API_METHODS : undefined);
+      if (allow) sendPreflight(req, res, isApiPath(path) ? ALL_API_METHODS : allow, allow);
       else sendJson(res, 404, notFoundBody);
       return;
     }
@@ -192,6 +193,7 @@ function writeJsonToSocket(socket: Socket, status: number, message: string): voi
       'Content-Type: application/json; charset=utf-8\r\n' +
       `Content-Length: ${Buffer.byteLength(body)}\r\n` +
       'Access-Control-Allow-Origin: *\r\n' +
+      `Access-Control-Expose-Headers: ${EXPOSED_HEADERS}\r\n` +
       'X-Content-Type-Options: nosniff\r\n' +
       'Cache-Control: no-store\r\n' +
       'Connection: close\r\n\r\n' +
