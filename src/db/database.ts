@@ -50,9 +50,10 @@ export class Database {
     }
   }
 
-  async write(statement: string, values: unknown[], deadline = new Deadline(this.budgetMs)): Promise<ResultSetHeader> {
+  /** A write; a statement with RETURNING resolves to its rows (T) instead of the result header. */
+  async write<T = ResultSetHeader>(statement: string, values: unknown[], deadline = new Deadline(this.budgetMs)): Promise<T> {
     try {
-      return await this.runOn<ResultSetHeader>(true, statement, values, deadline);
+      return await this.runOn<T>(true, statement, values, deadline);
     } catch (error) {
       throw new StorageError(error);
     }
@@ -206,6 +207,14 @@ export function wasRefusedByServer(error: unknown): boolean {
   const cause = error instanceof StorageError ? error.cause : error;
   const fromServer = typeof (cause as { sqlState?: unknown } | null)?.sqlState === 'string';
   return fromServer && !(cause instanceof DatabaseTimeoutError) && !isConnectionLost(cause);
+}
+
+const ER_PARSE_ERROR = 1064;
+
+/** True when the server did not understand the statement (e.g. RETURNING on a server without it). */
+export function isSyntaxError(error: unknown): boolean {
+  const cause = error instanceof StorageError ? error.cause : error;
+  return (cause as { errno?: unknown } | null)?.errno === ER_PARSE_ERROR;
 }
 
 /** Back to the pool, unless the connection broke: then it is destroyed, so it is never handed out again. */

@@ -35,6 +35,8 @@ export interface PoolTuning {
   sharedListLimitBytes?: number;
   /** Tests only: the session wait_timeout, so that the server drops idle connections soon. */
   sessionWaitTimeoutSeconds?: number;
+  /** Tests only: the session's auto-increment step and offset, as a Galera cluster sets them. */
+  sessionAutoIncrement?: { increment: number; offset: number };
 }
 
 export const defaultTuning = {
@@ -80,6 +82,10 @@ export function createPool(db: DbConfig, tuning: PoolTuning = defaultTuning): Po
     connection.query(sql.useUtc, () => {});
     if (tuning.sessionWaitTimeoutSeconds !== undefined) {
       connection.query(sql.setWaitTimeout, [tuning.sessionWaitTimeoutSeconds], () => {});
+    }
+    if (tuning.sessionAutoIncrement !== undefined) {
+      const { increment, offset } = tuning.sessionAutoIncrement;
+      connection.query(sql.setAutoIncrementStep, [increment, offset], () => {});
     }
   });
   return pool;

@@ -11,6 +11,9 @@ const completeUser =
   `CONCAT('{"id":', id, ',"name":', IFNULL(JSON_QUOTE(name), 'null'), ',"email":', IFNULL(JSON_QUOTE(email), 'null'), ` +
   `',"created_at":', IFNULL(CONCAT('"', REPLACE(LEFT(created_at, 19), ' ', 'T'), '.000Z"'), 'null'), '}')`;
 
+/** users/etag.ts's etagHash in SQL: the MD5 of the stored fields, each string preceded by its length in bytes. */
+const userEtag = `MD5(CONCAT_WS(',', id, LENGTH(name), name, LENGTH(email), email, IFNULL(created_at, '')))`;
+
 export const sql = {
   listUsers: 'SELECT id, name, email, created_at FROM users ORDER BY id',
   /**
@@ -27,10 +30,21 @@ export const sql = {
   createUser: 'INSERT INTO users (name, email) VALUES (?, ?)',
   updateUser: 'UPDATE users SET name = ?, email = ? WHERE id = ?',
   deleteUser: 'DELETE FROM users WHERE id = ?',
+  /** A page of the list: users after an id, by id; one range read of the primary key. Values: after, how many. */
+  listUsersPage: 'SELECT id, name, email, created_at FROM users WHERE id > ? ORDER BY id LIMIT ?',
+  /** Replaces a user only while it still has the ETag hash given last: the check and the write are one statement. */
+  updateUserIfTag: `UPDATE users SET name = ?, email = ? WHERE id = ? AND ${userEtag} = ?`,
+  /** Removes a user only while it still has the ETag hash given last. */
+  deleteUserIfTag: `DELETE FROM users WHERE id = ? AND ${userEtag} = ?`,
+  /** Every user's ETag hash as the database computes it (the tests compare it with the service's). */
+  userEtags: `SELECT id, name, email, created_at, ${userEtag} AS etag FROM users ORDER BY id`,
   /** `count` users by id; ids that match no row are simply absent from the result. */
   getUsers: memoized((count) => `SELECT id, name, email, created_at FROM users WHERE id IN (${marks(count, '?')})`),
-  /** `count` users in one statement: all are stored or none. Values: name, email per user. */
-  createUsers: memoized((count) => `INSERT INTO users (name, email) VALUES ${marks(count, '(?, ?)')}`),
+  /**
+   * `count` users in one statement: all are stored or none; its rows are their ids, in the order of
+   * the values (MariaDB 10.5+; MySQL refuses RETURNING). Values: name, email per user.
+   */
+  createUsers: memoized((count) => `INSERT INTO users (name, email) VALUES ${marks(count, '(?, ?)')} RETURNING id`),
   /**
    * `count` users replaced in one statement; its affected rows are the rows found (see the pool's
    * FOUND_ROWS flag). Values: (id, name) per user, (id, email) per user, then the ids.
@@ -44,6 +58,7 @@ export const sql = {
   usersTableAnswers: 'SELECT 1 FROM users LIMIT 1',
   useUtc: "SET time_zone = '+00:00'",
   setWaitTimeout: 'SET SESSION wait_timeout = ?',
+  setAutoIncrementStep: 'SET SESSION auto_increment_increment = ?, auto_increment_offset = ?',
   createDatabase: (database: string) =>
     `CREATE DATABASE IF NOT EXISTS \`${database}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`,
   useDatabase: (database: string) => `USE \`${database}\``,

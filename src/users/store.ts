@@ -1,10 +1,12 @@
 import type { Pool } from 'mysql2';
 import { Batcher, paddedSize, type Pending } from '../db/batcher.js';
-import { Database, wasRefusedByServer, type RowStream } from '../db/database.js';
+import { Database, isSyntaxError, wasRefusedByServer, type RowStream } from '../db/database.js';
 import type { Deadline } from '../db/deadline.js';
 import { StorageError } from '../http/errors.js';
 import { defaultTuning, type PoolTuning } from '../db/pool.js';
 import { sql } from '../db/statements.js';
+import { ConditionalWrites, type Change, type WriteOutcome } from './conditional-writes.js';
+import type { TagCondition } from './etag.js';
 import { UserListChunks } from './list-json.js';
 import type { UserRow } from './user.js';
 
@@ -40,10 +42,13 @@ const MAX_BATCH = 64;
 export class UserStore {
   private readonly db: Database;
   private readonly reads: Batcher<number, UserRow | undefined>;
-  private readonly creates: Batcher<NewUser, void>;
+  private readonly creates: Batcher<NewUser, number>;
+  /** False once the server has refused INSERT ... RETURNING (MySQL): creates then go one row at a time. */
+  private insertReturns = true;
   private readonly updates: Batcher<UserUpdate, boolean>;
   private readonly lists: Batcher<void, ListTurn>;
   private readonly sharedListLimit: number;
+  private readonly conditionalWrites: ConditionalWrites;
 
   constructor(pool: Pool, tuning: PoolTuning = defaultTuning) {
     this.db = new Database(
@@ -59,13 +64,15 @@ export class UserStore {
     this.updates = new Batcher((batch) => this.updateBatch(batch), writesInFlight, MAX_BATCH, waiting);
     this.lists = new Batcher((batch) => this.listBatch(batch), inFlight, MAX_BATCH, waiting);
     this.sharedListLimit = tuning.sharedListLimitBytes ?? defaultTuning.sharedListLimitBytes;
+    this.conditionalWrites = new ConditionalWrites(this.db);
   }
 
   get(id: number): Promise<UserRow | undefined> {
     return this.reads.submit(id);
   }
 
-  create(name: string, email: string): Promise<void> {
+  /** The new user's id. */
+  create(name: string, email: string): Promise<number> {
     return this.creates.submit({ name, email });
   }
 
@@ -78,6 +85,17 @@ export class UserStore {
   async remove(id: number): Promise<boolean> {
     const result = await this.db.write(sql.deleteUser, [id]);
     return result.affectedRows > 0;
+  }
+
+  /** A write that depends on the user's current version (see ConditionalWrites). */
+  writeIf(id: number, change: Change, precondition: TagCondition | undefined): Promise<WriteOutcome> {
+    return this.conditionalWrites.apply(id, change, precondition);
+  }
+
+  /** Up to `limit` users with an id above `after`, by id: one range read of the primary key. */
+  page(after: number, limit: number): Promise<UserRow[]> {
+    // The count travels as text: MySQL refuses a LIMIT placeholder sent as a floating-point number.
+    return this.db.read<UserRow[]>(sql.listUsersPage, [after, String(limit)]);
   }
 
   /** True when the database answers and the users table is usable. */
@@ -176,26 +194,30 @@ export class UserStore {
   }
 
   /**
-   * One multi-row INSERT: all rows are stored or none. If the server refuses it, nothing was
-   * stored, so each row is tried alone and only the culprit fails. If the outcome is unknown
-   * (connection lost, timeout), every caller is told it failed: none is told a success that was
-   * not confirmed.
+   * One multi-row INSERT: all rows are stored or none, and RETURNING gives each row's id in the
+   * order of its values, whatever auto-increment step or lock mode the server uses. If the server
+   * refuses it, nothing was stored, so each row is tried alone (its id is the statement's insert id)
+   * and only the culprit fails; a server without RETURNING (MySQL) refuses it as a syntax error and
+   * gets single inserts from then on. If the outcome is unknown (connection lost, timeout), every
+   * caller is told it failed: none is told a success that was not confirmed.
    */
-  private async createBatch(batch: ReadonlyArray<Pending<NewUser, void>>): Promise<void> {
+  private async createBatch(batch: ReadonlyArray<Pending<NewUser, number>>): Promise<void> {
     const deadline = this.deadlineOf(batch);
-    if (batch.length > 1) {
+    if (batch.length > 1 && this.insertReturns) {
       try {
         const values = batch.flatMap(({ item }) => [item.name, item.email]);
-        await this.db.write(sql.createUsers(batch.length), values, deadline);
-        for (const pending of batch) pending.resolve();
+        const rows = await this.db.write<Array<{ id: number }>>(sql.createUsers(batch.length), values, deadline);
+        if (rows.length !== batch.length) throw new StorageError(new Error(`INSERT returned ${rows.length} ids for ${batch.length} rows`));
+        batch.forEach((pending, i) => pending.resolve(rows[i]!.id));
         return;
       } catch (error) {
         if (!wasRefusedByServer(error)) throw error;
+        if (isSyntaxError(error)) this.insertReturns = false;
       }
     }
     await Promise.all(
       batch.map(({ item, resolve, reject }) =>
-        this.db.write(sql.createUser, [item.name, item.email], deadline).then(() => resolve(), reject),
+        this.db.write(sql.createUser, [item.name, item.email], deadline).then((result) => resolve(result.insertId), reject),
       ),
     );
   }
