@@ -22,6 +22,8 @@ export const messages = {
   notFound: 'Not found',
   userNotFound: 'User not found',
   nameAndEmailRequired: 'Name and email required',
+  nameOrEmailRequired: 'Name or email required',
+  preconditionFailed: 'The user has changed: If-Match does not match its ETag',
   invalidPassword: 'Invalid password',
   invalidJson: 'Invalid JSON body',
   bodyNotObject: 'Request body must be a JSON object',

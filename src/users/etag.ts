@@ -1,0 +1,50 @@
+import { createHash } from 'node:crypto';
+import type { UserRow } from './user.js';
+
+/**
+ * A user's strong ETag: the MD5 of its stored fields, each string preceded by its length in bytes
+ * so that no two different rows share the text. sql.userEtag computes the same hash in MySQL, so a
+ * write can be made conditional on it within its one statement.
+ */
+export function etagOf(row: UserRow): string {
+  return `"${etagHash(row)}"`;
+}
+
+/** The hash inside the quotes of etagOf, as sql.userEtag yields it. */
+export function etagHash(row: UserRow): string {
+  const text = `${row.id},${Buffer.byteLength(row.name)},${row.name},${Buffer.byteLength(row.email)},${row.email},${row.created_at ?? ''}`;
+  return createHash('md5').update(text, 'utf8').digest('hex');
+}
+
+/** An If-Match or If-None-Match header: `*` (any current version) or the listed tags. */
+export type TagCondition = { any: true } | { tags: readonly string[] };
+
+const ENTITY_TAG = /\s*(W\/)?("[\x21\x23-\x7e\x80-\xff]*")\s*(?:,|$)/gy;
+
+/**
+ * The tags an If-Match header lists; weak tags (`W/"…"`) never match under its strong comparison and
+ * are dropped. Undefined when the header is absent. A header that lists nothing usable matches nothing.
+ */
+export function ifMatch(header: string | undefined): TagCondition | undefined {
+  return header === undefined ? undefined : parseTags(header, false);
+}
+
+/** The tags an If-None-Match header lists, weak ones compared by their opaque part (weak comparison). */
+export function ifNoneMatch(header: string | undefined): TagCondition | undefined {
+  return header === undefined ? undefined : parseTags(header, true);
+}
+
+export function tagMatches(condition: TagCondition, etag: string): boolean {
+  return 'any' in condition || condition.tags.includes(etag);
+}
+
+function parseTags(header: string, keepWeak: boolean): TagCondition {
+  const trimmed = header.trim();
+  if (trimmed === '*') return { any: true };
+  const tags: string[] = [];
+  ENTITY_TAG.lastIndex = 0;
+  for (let match = ENTITY_TAG.exec(trimmed); match && match[0] !== ''; match = ENTITY_TAG.exec(trimmed)) {
+    if (!match[1] || keepWeak) tags.push(match[2]!);
+  }
+  return { tags };
+}
