@@ -16,11 +16,13 @@ export interface MediaType {
 
 export interface Header {
   schema: Schema;
+  /** A header the response always carries; others are checked when present. */
+  required?: boolean;
 }
 
 export interface Response {
   description: string;
-  headers?: Record<string, Header>;
+  headers?: Record<string, Header | Ref>;
   content?: Record<string, MediaType>;
 }
 
@@ -37,7 +39,7 @@ export interface RequestBody {
   content: Record<string, MediaType>;
 }
 
-interface Ref {
+export interface Ref {
   $ref: string;
 }
 
