@@ -3,8 +3,8 @@ import type { UserRow } from './user.js';
 
 /**
  * A user's strong ETag: the MD5 of its stored fields, each string preceded by its length in bytes
- * so that no two different rows share the text. sql.userEtag computes the same hash in MySQL, so a
- * write can be made conditional on it within its one statement.
+ * (-1 for a NULL) so that no two different rows share the text. sql.userEtag computes the same hash
+ * in MySQL, so a write can be made conditional on it within its one statement.
  */
 export function etagOf(row: UserRow): string {
   return `"${etagHash(row)}"`;
@@ -12,8 +12,19 @@ export function etagOf(row: UserRow): string {
 
 /** The hash inside the quotes of etagOf, as sql.userEtag yields it. */
 export function etagHash(row: UserRow): string {
-  const text = `${row.id},${Buffer.byteLength(row.name)},${row.name},${Buffer.byteLength(row.email)},${row.email},${row.created_at ?? ''}`;
+  const text = `${row.id},${field(row.name)},${field(row.email)},${microseconds(row.created_at)}`;
   return createHash('md5').update(text, 'utf8').digest('hex');
+}
+
+/** A column that tables made by other clients may hold NULL in, whatever UserRow says. */
+function field(value: string | null): string {
+  return value === null ? '-1,' : `${Buffer.byteLength(value)},${value}`;
+}
+
+/** `YYYY-MM-DD HH:MM:SS.ffffff`: mysql2 gives as many decimals as the column has, or none when they are zero. */
+function microseconds(time: string | null): string {
+  if (time === null) return '';
+  return `${time.slice(0, 19)}.${time.slice(20).padEnd(6, '0')}`;
 }
 
 /** An If-Match or If-None-Match header: `*` (any current version) or the listed tags. */
