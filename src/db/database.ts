@@ -65,7 +65,7 @@ export class Database {
    * database may fall silent for at most the budget (pauses the sink asked for do not count); a
    * connection lost before the first row is retried once, like any read.
    */
-  stream<Row>(statement: string, sink: RowSink<Row>, deadline = new Deadline(this.budgetMs)): RowStream {
+  stream<Row>(statement: string, sink: RowSink<Row>, deadline = new Deadline(this.budgetMs), values: unknown[] = []): RowStream {
     let current: PoolConnection | undefined;
     let stopped = false;
     let paused = false;
@@ -121,7 +121,7 @@ export class Database {
         conn.on('error', onLost);
         watch();
         conn
-          .query({ sql: statement, typeCast: false })
+          .query({ sql: statement, values, typeCast: false })
           .on('result', (row) => {
             if (over || stopped) return;
             rowsSent++;
