@@ -73,6 +73,21 @@ describe('If-None-Match on GET/HEAD /api/users/{id}', () => {
     }
   }
 
+  test('100 concurrent GETs sharing coalesced reads: each gets 304 or 200 by its own If-None-Match, never a 500', async () => {
+    const tags = new Map<number, string>();
+    for (const id of [1, 2, 4, 5]) tags.set(id, await etagOf(id));
+    const asks = Array.from({ length: 100 }, (_, i) => {
+      const id = [1, 2, 4, 5][i % 4]!;
+      const fresh = i % 3 !== 0;
+      return { id, fresh, sent: call('GET', `/api/users/${id}`, { 'if-none-match': fresh ? tags.get(id)! : '"0"' }) };
+    });
+    for (const { id, fresh, sent } of asks) {
+      const res = await sent;
+      assert.equal(res.status, fresh ? 304 : 200, `user ${id}`);
+      assert.equal(res.headers.get('etag'), tags.get(id));
+    }
+  });
+
   test('If-None-Match: * on an absent user -> 404 User not found (nothing to be unmodified)', async () => {
     const res = await call('GET', '/api/users/999999', { 'if-none-match': '*' });
     assert.equal(res.status, 404);
@@ -175,6 +190,18 @@ describe('If-Match on PUT, PATCH and DELETE: applied only to the version named, 
       assert.deepEqual({ ...(await storedUser(id)) }, { name: `Racer ${winner}`, email: `racer${winner}@match.example` });
       assert.equal(answers[winner]!.headers.get('etag'), await etagOf(id));
     }
+  });
+
+  test('conditional writes among 100 concurrent unconditional updates (which share batches): stale ones -> 412, current ones -> 200, never a 500', async () => {
+    const ids = [await freshUser(), await freshUser()];
+    const tags = await Promise.all(ids.map(etagOf));
+    const plain = Array.from({ length: 100 }, (_, i) => call('PUT', `/api/users/${10 + (i % 20)}`, {}, { name: `Plain ${i}`, email: `plain${i}@match.example` }));
+    const [stale, current] = await Promise.all([
+      call('PUT', `/api/users/${ids[0]}`, { 'if-match': STALE }, { name: 'Stale', email: 'stale@match.example' }),
+      call('PATCH', `/api/users/${ids[1]}`, { 'if-match': tags[1]! }, { name: 'Current' }),
+    ]);
+    const plainStatuses = new Set((await Promise.all(plain)).map((res) => res.status));
+    assert.deepEqual([stale.status, current.status, [...plainStatuses].sort()], [412, 200, [200, 404]]);
   });
 
   test('concurrent If-Match DELETE and PUT of one version: exactly one wins; the loser gets 412 or, once the user is gone, 404', async () => {
