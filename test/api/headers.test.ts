@@ -96,16 +96,22 @@ describe('CORS preflight: OPTIONS to any API path -> 204 with the cross-origin h
     });
   }
 
-  test('a preflight asking for If-Match, If-None-Match and X-Request-Id gets each of them back', async () => {
+  /** The headers a preflight for `method` asking for `requested` is allowed, lower case and sorted. */
+  const allowedHeaders = async (method: string, requested: string): Promise<string[]> => {
     const res = await request(service.baseUrl, 'OPTIONS', '/api/users/2', {
-      headers: {
-        origin: ORIGIN,
-        'access-control-request-method': 'PATCH',
-        'access-control-request-headers': 'content-type,if-match,if-none-match,x-request-id',
-      },
+      headers: { origin: ORIGIN, 'access-control-request-method': method, 'access-control-request-headers': requested },
     });
     assert.equal(res.status, 204);
-    assert.deepEqual(methodList(res.headers.get('access-control-allow-headers')), ['content-type', 'if-match', 'if-none-match', 'x-request-id']);
+    return methodList(res.headers.get('access-control-allow-headers')).map((h) => h.toLowerCase());
+  };
+
+  test('a preflight asking for If-Match, If-None-Match and X-Request-Id gets each of them back', async () => {
+    assert.deepEqual(await allowedHeaders('PATCH', 'content-type,if-match,if-none-match,x-request-id'), [
+      'content-type',
+      'if-match',
+      'if-none-match',
+      'x-request-id',
+    ]);
   });
 
   test('a preflight without Access-Control-Request-Headers still allows Content-Type', async () => {
@@ -117,16 +123,8 @@ describe('CORS preflight: OPTIONS to any API path -> 204 with the cross-origin h
   });
 
   test('a preflight asking for several headers in any case gets each of them back', async () => {
-    const res = await request(service.baseUrl, 'OPTIONS', '/api/users/2', {
-      headers: {
-        origin: ORIGIN,
-        'access-control-request-method': 'PUT',
-        'access-control-request-headers': 'Content-Type, Authorization, X-Custom-Header',
-      },
-    });
-    assert.equal(res.status, 204);
     assert.deepEqual(
-      methodList(res.headers.get('access-control-allow-headers')).map((h) => h.toLowerCase()),
+      await allowedHeaders('PUT', 'Content-Type, Authorization, X-Custom-Header'),
       ['authorization', 'content-type', 'x-custom-header'],
     );
   });
