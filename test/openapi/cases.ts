@@ -212,17 +212,32 @@ const normal: Case[] = [
   ),
 ];
 
-const storageDown: Case[] = storageCalls.map(([operationId, method, path]) =>
-  row(
-    operationId,
-    `${method} ${shown(path)} with the users table renamed away -> 500 databaseError`,
-    [500, 'databaseError'],
-    send(method, path),
-    'storage-down',
+/** Storage calls that take paths of their own: a page of the list, and writes conditional on the version. */
+const otherStorageCalls: Array<[operationId: string, what: string, sender: Case['send']]> = [
+  ['listUsers', 'GET /api/users with limit=2', send('GET', `/api/users?pwd=${TEST_PASSWORD}&limit=2`)],
+  ['updateUser', 'PUT /api/users/1 with If-Match: *', send('PUT', '/api/users/1', validUser, { 'if-match': '*' })],
+  ['deleteUser', 'DELETE /api/users/1 with If-Match: *', send('DELETE', '/api/users/1', undefined, { 'if-match': '*' })],
+];
+
+const storageDown: Case[] = [
+  ...storageCalls.map(([operationId, method, path]) =>
+    row(
+      operationId,
+      `${method} ${shown(path)} with the users table renamed away -> 500 databaseError`,
+      [500, 'databaseError'],
+      send(method, path),
+      'storage-down',
+    ),
   ),
-);
+  ...otherStorageCalls.map(([operationId, what, sender]) =>
+    row(operationId, `${what} with the users table renamed away -> 500 databaseError`, [500, 'databaseError'], sender, 'storage-down'),
+  ),
+];
 
 const poolFull: Case[] = [
+  ...otherStorageCalls.map(([operationId, what, sender]) =>
+    row(operationId, `${what} with the connection queue full -> 503 busy`, [503, 'busy'], sender, 'pool-full'),
+  ),
   ...storageCalls.map(([operationId, method, path]) =>
     row(
       operationId,
