@@ -8,6 +8,7 @@ import { sql } from '../db/statements.js';
 import { ConditionalWrites, type Change, type WriteOutcome } from './conditional-writes.js';
 import type { TagCondition } from './etag.js';
 import { UserListChunks } from './list-json.js';
+import { readUserPage, type UserPage } from './page-read.js';
 import type { UserRow } from './user.js';
 
 /**
@@ -30,16 +31,6 @@ interface NewUser {
 interface UserUpdate extends NewUser {
   id: number;
 }
-
-/** A page of the list: the JSON array, the last id on it (0 when empty), and whether users follow it. */
-export interface UserPage {
-  body: Buffer;
-  lastId: number;
-  more: boolean;
-}
-
-/** A page of 1000 users fits in one chunk. */
-const PAGE_CHUNK_BYTES = 1024 * 1024;
 
 /** The most operations one statement carries. */
 const MAX_BATCH = 64;
@@ -102,44 +93,9 @@ export class UserStore {
     return this.conditionalWrites.apply(id, change, precondition);
   }
 
-  /**
-   * Up to `limit` users with an id above `after`, by id, as a JSON array assembled like the whole
-   * list (rows as bytes, never decoded unless they need escaping), and whether more users follow.
-   */
+  /** Up to `limit` users with an id above `after`, by id (see readUserPage). */
   page(after: number, limit: number): Promise<UserPage> {
-    return new Promise((resolve, reject) => {
-      const list = new UserListChunks(PAGE_CHUNK_BYTES);
-      const chunks: Buffer[] = [];
-      let shown = 0;
-      let lastId: Buffer | undefined;
-      let more = false;
-      let broken = false;
-      // One row beyond the page tells whether a next page exists.
-      const stream = this.db.stream<{ id: Buffer; json: Buffer }>(sql.listUsersPageAsJson, {
-        row(row) {
-          if (broken) return;
-          if (shown === limit) {
-            more = true;
-            return;
-          }
-          shown++;
-          lastId = row.id;
-          try {
-            const full = list.add(row.json);
-            if (full) chunks.push(full);
-          } catch (error) {
-            broken = true;
-            stream.abort();
-            reject(new StorageError(error));
-          }
-        },
-        end: () => {
-          chunks.push(list.end());
-          resolve({ body: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks), lastId: lastId === undefined ? 0 : Number(lastId.toString()), more });
-        },
-        fail: reject,
-      }, this.db.deadlineSince(performance.now()), [after, limit + 1]);
-    });
+    return readUserPage(this.db, after, limit);
   }
 
   /** True when the database answers and the users table is usable. */

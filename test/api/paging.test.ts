@@ -10,6 +10,8 @@ before(async () => {
   // Gaps in the ids, as deletes leave them: 1..10 seeded, 3 and 7 removed, 11..25 added.
   await service.db.query('DELETE FROM users WHERE id IN (3, 7)');
   for (let i = 11; i <= 25; i++) await service.db.query('INSERT INTO users (name, email) VALUES (?, ?)', [`Paged ${i}`, `p${i}@page.example`]);
+  // Rows JSON must escape, and Unicode, travel in pages as in the whole list.
+  await service.db.query('INSERT INTO users (name, email) VALUES (?, ?), (?, ?)', ['Quote " and \\ back', 'q@page.example', '山田 🎉', 'y@page.example']);
 });
 after(() => service.close());
 
