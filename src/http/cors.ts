@@ -2,6 +2,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 
 export const ALL_API_METHODS = 'GET, POST, PUT, DELETE, OPTIONS';
 
+/** Response headers a page from another origin may read (`Access-Control-Expose-Headers`). */
+export const EXPOSED_HEADERS = 'Retry-After, X-Request-Id';
+
 const PREFLIGHT_MAX_AGE_SECONDS = '86400';
 const HEADER_LIST = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+(?:[ \t]*,[ \t]*[!#$%&'*+.^_`|~0-9A-Za-z-]+)*$/;
 

@@ -1,10 +1,12 @@
 import type { ServerResponse } from 'node:http';
+import { EXPOSED_HEADERS } from './cors.js';
 
 // Built once: every API response carries the same fixed headers, passed to writeHead as one flat
 // array so Node stores them without a setHeader call (and its validation) per header.
 const jsonHeaders: readonly string[] = [
   'Content-Type', 'application/json; charset=utf-8',
   'Access-Control-Allow-Origin', '*',
+  'Access-Control-Expose-Headers', EXPOSED_HEADERS,
   'X-Content-Type-Options', 'nosniff',
   'Cache-Control', 'no-store',
 ];
