@@ -1,14 +1,17 @@
 import type { AddressInfo } from 'node:net';
 import type { Pool } from 'mysql2';
-import type { DbConfig } from './config.js';
+import { FailedAttempts } from './auth/failed-attempts.js';
+import type { ApiCompat, DbConfig, GuessingLimits } from './config.js';
 import { createPool, defaultTuning, endPool, type PoolTuning } from './db/pool.js';
 import { ensureSchema } from './db/schema.js';
 import { registerDocsRoutes } from './docs/routes.js';
 import { registerHealthRoutes } from './health.js';
+import { clientAddress } from './http/client-address.js';
 import type { Handler } from './http/context.js';
 import { Router } from './http/router.js';
 import { createHttpServer, type HttpService, type ServerLimits } from './http/server.js';
 import type { Logger } from './log.js';
+import { compatAnswers } from './users/compat.js';
 import { UserStore } from './users/store.js';
 import { passwordChecker } from './users/password.js';
 import { registerUserRoutes } from './users/routes.js';
@@ -22,6 +25,12 @@ export interface AppOptions {
   schemaRetryMs?: number;
   /** HTTP timeouts and sizes; defaults to serverLimits. */
   serverLimits?: Readonly<ServerLimits>;
+  /** Whose answers to give where the implementations differ; the contract's by default. */
+  apiCompat?: ApiCompat;
+  /** Wrong passwords that block an address; 10 within 60 s by default. */
+  guessing?: GuessingLimits;
+  /** Take the client's address from X-Forwarded-For (behind a reverse proxy only). */
+  trustProxy?: boolean;
 }
 
 export interface App {
@@ -47,9 +56,17 @@ export function createApp(options: AppOptions): App {
   let endRetryWait: (() => void) | undefined;
 
   const router = new Router<Handler>();
-  registerUserRoutes(router, { store, passwordMatches: passwordChecker(options.accessPassword) });
+  const trustProxy = options.trustProxy ?? false;
+  const mode = options.apiCompat ?? 'contract';
+  registerUserRoutes(router, {
+    store,
+    passwordMatches: passwordChecker(options.accessPassword),
+    attempts: new FailedAttempts(options.guessing ?? { maxFailures: 10, windowSeconds: 60 }),
+    clientAddress: (req) => clientAddress(req, trustProxy),
+    answers: compatAnswers[mode],
+  });
   registerHealthRoutes(router, async () => schemaReady && (await store.answers()));
-  registerDocsRoutes(router);
+  registerDocsRoutes(router, mode);
   const http = createHttpServer({ router, logger, ...(options.serverLimits ? { limits: options.serverLimits } : {}) });
 
   const prepareSchema = async (): Promise<void> => {

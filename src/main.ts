@@ -22,7 +22,14 @@ if (config.accessPasswordGenerated) {
   );
 }
 
-const app = createApp({ db: config.db, accessPassword: config.accessPassword, logger });
+const app = createApp({
+  db: config.db,
+  accessPassword: config.accessPassword,
+  logger,
+  apiCompat: config.apiCompat,
+  guessing: config.guessing,
+  trustProxy: config.trustProxy,
+});
 const address = await app.listen(config.port, config.host);
 logger.info('listening', { host: address.address, port: address.port, database: config.db.database });
 void app.prepareSchema();

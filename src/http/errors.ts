@@ -23,6 +23,7 @@ export const messages = {
   userNotFound: 'User not found',
   nameAndEmailRequired: 'Name and email required',
   invalidPassword: 'Invalid password',
+  tooManyFailures: 'Too many failed attempts',
   invalidJson: 'Invalid JSON body',
   bodyNotObject: 'Request body must be a JSON object',
   bodyNotUtf8: 'Request body is not valid UTF-8',

@@ -1,0 +1,19 @@
+import type { IncomingMessage } from 'node:http';
+
+/**
+ * The address a request came from. Behind a reverse proxy (`trustProxy`) it is the last hop of
+ * `X-Forwarded-For`, the one the proxy itself appended; otherwise that header is ignored, since
+ * any client can write it.
+ */
+export function clientAddress(req: IncomingMessage, trustProxy: boolean): string {
+  if (trustProxy) {
+    const header = req.headers['x-forwarded-for'];
+    // Node joins repeated X-Forwarded-For lines with ", " already; the array form is for completeness.
+    const forwarded = Array.isArray(header) ? header.join(',') : header;
+    if (forwarded !== undefined) {
+      const last = forwarded.slice(forwarded.lastIndexOf(',') + 1).trim();
+      if (last !== '') return last;
+    }
+  }
+  return req.socket.remoteAddress ?? '';
+}
