@@ -1,4 +1,4 @@
-import { createApp, type App } from '../../src/app.js';
+import { createApp, type App, type MetricsOptions } from '../../src/app.js';
 import type { ApiCompat, GuessingLimits } from '../../src/config.js';
 import type { PoolTuning } from '../../src/db/pool.js';
 import { serverLimits, type ServerLimits } from '../../src/http/server.js';
@@ -26,6 +26,7 @@ export interface ServiceOptions {
   apiCompat?: ApiCompat;
   guessing?: GuessingLimits;
   trustProxy?: boolean;
+  metrics?: MetricsOptions;
 }
 
 /** Starts the real service on 127.0.0.1, port 0, against a fresh database with the ten seed users. */
@@ -44,6 +45,7 @@ export async function startService(label: string, options: ServiceOptions = {}):
     // purpose: with the production limit they would block themselves. Guessing tests set their own.
     guessing: options.guessing ?? { maxFailures: 1_000_000, windowSeconds: 60 },
     ...(options.trustProxy ? { trustProxy: options.trustProxy } : {}),
+    ...(options.metrics ? { metrics: options.metrics } : {}),
   });
   const address = await app.listen(0, '127.0.0.1');
   await app.prepareSchema();
