@@ -83,13 +83,7 @@ class Family<Cell extends { labels: string[] }> {
 export type Counter = Family<CounterCell>;
 export type Histogram = Family<HistogramCell>;
 
-interface Definition {
-  name: string;
-  help: string;
-  type: MetricType;
-  labelNames: string[];
-  merge: MergeRule;
-  buckets?: number[];
+interface Definition extends Omit<MetricSnapshot, 'series'> {
   read(): Promise<Array<Series | HistogramSeries>>;
 }
 

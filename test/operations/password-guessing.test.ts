@@ -13,11 +13,14 @@ let brief: RunningService;
 /** Remembers only 50 addresses, to show the bound on memory over HTTP. */
 let small: RunningService;
 
+/** The production limits (the test harness lifts them for every other suite). */
+const limits = { maxFailures: 10, windowSeconds: 60 };
+
 before(async () => {
-  proxied = await startService('guessing', { trustProxy: true });
-  direct = await startService('guessing_direct', { db: proxied.db });
+  proxied = await startService('guessing', { trustProxy: true, guessing: limits });
+  direct = await startService('guessing_direct', { db: proxied.db, guessing: limits });
   brief = await startService('guessing_brief', { db: proxied.db, trustProxy: true, guessing: { maxFailures: 10, windowSeconds: 1 } });
-  small = await startService('guessing_small', { db: proxied.db, trustProxy: true, guessing: { maxFailures: 10, windowSeconds: 60, maxTracked: 50 } });
+  small = await startService('guessing_small', { db: proxied.db, trustProxy: true, guessing: { ...limits, maxTracked: 50 } });
 });
 after(async () => {
   await Promise.all([direct?.close(), brief?.close(), small?.close()]);
