@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { startMetricsServer, type MetricsServer } from '../../src/metrics/server.js';
+import { dbEnv } from '../helpers/child-process.js';
 import { request } from '../helpers/http.js';
 import { bucketsOf, countOf, family, scrape, valueOf } from '../helpers/metrics.js';
 import { startService, TEST_PASSWORD, type RunningService } from '../helpers/service.js';
+import { ServiceProcess } from '../helpers/service-process.js';
 
 let service: RunningService;
 let plain: RunningService;
@@ -135,5 +137,31 @@ describe('METRICS_PORT: /metrics on a port of its own', () => {
   test('nothing else is served there', async () => {
     const res = await request(`http://127.0.0.1:${metricsPort.address.port}`, 'GET', '/api/users/1');
     assert.equal(res.status, 404);
+  });
+});
+
+describe('the service started as in production (src/main.ts) with METRICS=on and METRICS_PORT', () => {
+  test('logs the metrics port, serves /metrics there and 404 on the API port', async () => {
+    const child = new ServiceProcess({
+      ...dbEnv(service.db.config),
+      PORT: '0',
+      HOST: '127.0.0.1',
+      ACCESS_PASSWORD: TEST_PASSWORD,
+      METRICS: 'on',
+      METRICS_PORT: '0',
+    });
+    try {
+      const apiPort = await child.port();
+      const metricsAt = Number((await child.logEntry('metrics listening')).port);
+      assert.notEqual(metricsAt, apiPort);
+      assert.equal((await request(`http://127.0.0.1:${apiPort}`, 'GET', '/api/users/1')).status, 200);
+      const families = await scrape(`http://127.0.0.1:${metricsAt}/metrics`);
+      assert.equal(valueOf(families, 'http_requests_total', { method: 'GET', route: '/api/users/{id}', status: '200' }), 1);
+      assert.equal((await request(`http://127.0.0.1:${apiPort}`, 'GET', '/metrics')).status, 404);
+      child.signal('SIGTERM');
+      assert.deepEqual(await child.exited, { code: 0, signal: null });
+    } finally {
+      await child.stop();
+    }
   });
 });
