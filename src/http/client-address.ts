@@ -1,5 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 
+const MAX_ADDRESS_LENGTH = 64;
+
 /**
  * The address a request came from. Behind a reverse proxy (`trustProxy`) it is the last hop of
  * `X-Forwarded-For`, the one the proxy itself appended; otherwise that header is ignored, since
@@ -12,7 +14,9 @@ export function clientAddress(req: IncomingMessage, trustProxy: boolean): string
     const forwarded = Array.isArray(header) ? header.join(',') : header;
     if (forwarded !== undefined) {
       const last = forwarded.slice(forwarded.lastIndexOf(',') + 1).trim();
-      if (last !== '') return last;
+      // An address is at most 45 characters (IPv6 with an IPv4 tail); anything longer is cut, so
+      // that the addresses remembered for password guessing stay small whatever a header holds.
+      if (last !== '') return last.length > MAX_ADDRESS_LENGTH ? last.slice(0, MAX_ADDRESS_LENGTH) : last;
     }
   }
   return req.socket.remoteAddress ?? '';

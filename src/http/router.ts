@@ -57,11 +57,6 @@ export class Router<H> {
     return this.patterns.find((pattern) => matchSegments(pattern, path));
   }
 
-  /** The methods served at a path (for Allow and CORS preflights), or undefined when no route matches. */
-  allowedMethods(path: string): string | undefined {
-    return this.lookup(path)?.allow;
-  }
-
   /** Every registered route, exact paths first, in registration order (HEAD is implied by GET). */
   routes(): Array<{ method: string; path: string }> {
     const listed: Array<{ method: string; path: string }> = [];

@@ -72,12 +72,14 @@ describe('Router.match', () => {
   });
 });
 
-describe('Router.allowedMethods', () => {
+describe('Router.lookup', () => {
   const router = build();
-  test('the methods of an exact path, of a pattern path, and undefined for no route', () => {
-    assert.equal(router.allowedMethods('/api/users'), 'GET, HEAD, POST, OPTIONS');
-    assert.equal(router.allowedMethods('/api/users/5'), 'GET, HEAD, PUT, DELETE, OPTIONS');
-    assert.equal(router.allowedMethods('/api/users/x'), undefined);
-    assert.equal(router.allowedMethods('/elsewhere'), undefined);
+  test('the methods and route template of an exact path, of a pattern path, and undefined for no route', () => {
+    assert.equal(router.lookup('/api/users')?.allow, 'GET, HEAD, POST, OPTIONS');
+    assert.equal(router.lookup('/api/users')?.route, '/api/users');
+    assert.equal(router.lookup('/api/users/5')?.allow, 'GET, HEAD, PUT, DELETE, OPTIONS');
+    assert.equal(router.lookup('/api/users/5')?.route, '/api/users/{id}');
+    assert.equal(router.lookup('/api/users/x'), undefined);
+    assert.equal(router.lookup('/elsewhere'), undefined);
   });
 });
