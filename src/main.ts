@@ -1,6 +1,7 @@
 import { createApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
 import { createLogger } from './log.js';
+import { startMetricsServer, type MetricsServer } from './metrics/server.js';
 
 const SHUTDOWN_DRAIN_MS = 10_000;
 
@@ -22,9 +23,22 @@ if (config.accessPasswordGenerated) {
   );
 }
 
-const app = createApp({ db: config.db, accessPassword: config.accessPassword, logger });
+const app = createApp({
+  db: config.db,
+  accessPassword: config.accessPassword,
+  logger,
+  apiCompat: config.apiCompat,
+  guessing: config.guessing,
+  trustProxy: config.trustProxy,
+  ...(config.metrics ? { metrics: { onApiPort: config.metricsPort === undefined } } : {}),
+});
 const address = await app.listen(config.port, config.host);
 logger.info('listening', { host: address.address, port: address.port, database: config.db.database });
+let metricsServer: MetricsServer | undefined;
+if (config.metrics && config.metricsPort !== undefined) {
+  metricsServer = await startMetricsServer(() => app.readMetrics(), logger, config.metricsPort, config.host);
+  logger.info('metrics listening', { host: metricsServer.address.address, port: metricsServer.address.port });
+}
 void app.prepareSchema();
 
 let stopping = false;
@@ -32,7 +46,7 @@ const stop = (signal: string): void => {
   if (stopping) return;
   stopping = true;
   logger.info('shutting down', { signal, drainMs: SHUTDOWN_DRAIN_MS });
-  app.close(SHUTDOWN_DRAIN_MS).then(
+  Promise.all([app.close(SHUTDOWN_DRAIN_MS), metricsServer?.close()]).then(
     () => process.exit(0),
     (error: unknown) => {
       logger.error('shutdown failed', error);

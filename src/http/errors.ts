@@ -25,6 +25,7 @@ export const messages = {
   nameOrEmailRequired: 'Name or email required',
   preconditionFailed: 'The user has changed: If-Match does not match its ETag',
   invalidPassword: 'Invalid password',
+  tooManyFailures: 'Too many failed attempts',
   invalidJson: 'Invalid JSON body',
   bodyNotObject: 'Request body must be a JSON object',
   bodyNotUtf8: 'Request body is not valid UTF-8',

@@ -11,6 +11,8 @@ const jsonHeaders: readonly string[] = [
   'Cache-Control', 'no-store',
 ];
 
+const textHeaders: readonly string[] = ['Content-Type', 'text/plain; charset=utf-8', ...jsonHeaders.slice(2)];
+
 /** Starts a JSON response whose length is not known yet (a streamed list). */
 export function writeJsonHead(res: ServerResponse, status: number): void {
   res.writeHead(status, jsonHeaders as string[]);
@@ -41,6 +43,12 @@ const notModifiedHeaders: readonly string[] = [
 export function sendNotModified(res: ServerResponse, etag: string): void {
   res.writeHead(304, notModifiedHeaders.concat('ETag', etag));
   res.end();
+}
+
+/** A plain-text body, for the one answer of an older variant that is not JSON. */
+export function sendText(res: ServerResponse, status: number, body: string): void {
+  res.writeHead(status, textHeaders.concat('Content-Length', String(Buffer.byteLength(body))));
+  res.end(body);
 }
 
 export function errorBody(message: string): string {

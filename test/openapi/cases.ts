@@ -1,3 +1,4 @@
+import type { ApiCompat } from '../../src/config.js';
 import { type ApiResponse, request } from '../helpers/http.js';
 import { TEST_PASSWORD } from '../helpers/service.js';
 import { badBodies, refusedRequests } from './bad-requests.js';
@@ -83,7 +84,26 @@ const userOperations = new Set(['listUsers', 'getUser', 'createUser', 'updateUse
 const storageCalls = requestLines.filter(([operationId]) => userOperations.has(operationId));
 const shown = (path: string) => path.split('?')[0];
 
-const normal: Case[] = [
+/** The answers that differ between modes (spec 7.2), as [status, documented example]. */
+const wrongPassword: Record<ApiCompat, [number, string]> = {
+  contract: [401, 'invalidPassword'],
+  earlier: [200, 'wrongPassword'],
+  fastapi: [403, 'wrongPassword'],
+};
+const readMissing: Record<ApiCompat, [number, string]> = {
+  contract: [404, 'userNotFound'],
+  earlier: [500, 'userNotFound'],
+  fastapi: [404, 'userNotFound'],
+};
+
+/** Ten wrong passwords from one address (the service trusts X-Forwarded-For here), then the right one. */
+const afterTenFailures = async (baseUrl: string): Promise<ApiResponse> => {
+  const headers = { 'x-forwarded-for': `198.51.100.${Math.floor(Math.random() * 250) + 1}` };
+  for (let i = 0; i < 10; i++) await request(baseUrl, 'GET', '/api/users?pwd=wrong', { headers });
+  return request(baseUrl, 'GET', `/api/users?pwd=${TEST_PASSWORD}`, { headers });
+};
+
+const normalCases = (mode: ApiCompat): Case[] => [
   row(
     'listUsers',
     'GET /api/users with the password -> 200, an array of User',
@@ -95,7 +115,13 @@ const normal: Case[] = [
     ['with a wrong pwd', '/api/users?pwd=wrong'],
     ['with pwd given twice', `/api/users?pwd=${TEST_PASSWORD}&pwd=${TEST_PASSWORD}`],
   ].map(([what, path]) =>
-    row('listUsers', `GET /api/users ${what} -> 401 invalidPassword`, [401, 'invalidPassword'], send('GET', path!)),
+    row('listUsers', `GET /api/users ${what} -> ${wrongPassword[mode].join(' ')}`, wrongPassword[mode], send('GET', path!)),
+  ),
+  row(
+    'listUsers',
+    'GET /api/users after 10 wrong passwords from its address -> 429 tooManyFailedAttempts',
+    [429, 'tooManyFailedAttempts'],
+    afterTenFailures,
   ),
   row(
     'listUsers',
@@ -115,8 +141,8 @@ const normal: Case[] = [
   ...[ABSENT_USER, idSchema.minimum, idSchema.maximum].map((id) =>
     row(
       'getUser',
-      `GET /api/users/${String(id)} (no such user; documented ids reach the route) -> 404 userNotFound`,
-      [404, 'userNotFound'],
+      `GET /api/users/${String(id)} (no such user; documented ids reach the route) -> ${readMissing[mode].join(' ')}`,
+      readMissing[mode],
       send('GET', `/api/users/${String(id)}`),
     ),
   ),
@@ -256,7 +282,10 @@ const poolFull: Case[] = [
   ),
 ];
 
-export const cases: Case[] = [...normal, ...storageDown, ...poolFull];
+/** Every case, as a service in `mode` must answer it. */
+export function casesFor(mode: ApiCompat): Case[] {
+  return [...normalCases(mode), ...storageDown, ...poolFull];
+}
 
 /** Documented examples no case reproduces, and why. */
 export const examplesNotReproduced: Record<string, string> = {
