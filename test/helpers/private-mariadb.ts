@@ -1,10 +1,10 @@
 import { execFile, spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import mysql from 'mysql2/promise';
+import { freePort } from '../../bench/service.js';
 import { pollUntil } from './poll-until.js';
 
 export interface PrivateMariaDb {
@@ -79,15 +79,4 @@ export async function startPrivateMariaDb(options: string[]): Promise<PrivateMar
     throw error;
   }
   return { server, stop };
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
 }
