@@ -1,4 +1,5 @@
 import { execFile, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,6 +16,10 @@ export interface PrivateMariaDb {
 
 const INSTALL_DB = '/usr/bin/mariadb-install-db';
 const MARIADBD = '/usr/sbin/mariadbd';
+
+/** Why a private server cannot be started here, or undefined when it can (CI has the MariaDB server package). */
+export const privateMariaDbSkipReason: string | undefined =
+  existsSync(INSTALL_DB) && existsSync(MARIADBD) ? undefined : `no ${MARIADBD} or ${INSTALL_DB}: install the Debian "mariadb-server" package`;
 
 /**
  * A MariaDB server of the test's own, with the given server options (e.g.
