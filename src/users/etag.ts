@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { UserRow } from './user.js';
 
 /**
@@ -13,7 +13,8 @@ export function etagOf(row: UserRow): string {
 /** The hash inside the quotes of etagOf, as sql.userEtag yields it. */
 export function etagHash(row: UserRow): string {
   const text = `${row.id},${field(row.name)},${field(row.email)},${microseconds(row.created_at)}`;
-  return createHash('md5').update(text, 'utf8').digest('hex');
+  // The one-shot hash costs a GET about half a microsecond; createHash().update().digest() about 1.3.
+  return hash('md5', text, 'hex');
 }
 
 /** A column that tables made by other clients may hold NULL in, whatever UserRow says. */
