@@ -27,6 +27,8 @@ export interface BenchOptions {
   profile: boolean;
   /** The service's WORKERS: HTTP worker processes. */
   workers: number;
+  /** Run the service with METRICS=on and scrape /metrics once a second while it is measured. */
+  metrics: boolean;
   runner: Runner;
 }
 
@@ -44,6 +46,7 @@ export const usage = `Usage: npx tsx bench/run.ts [options]
   --rows <n>                 users loaded in memory mode (default 1000000)
   --list-client auto|curl|node  what fetches the list in memory mode; auto is curl when installed (default auto)
   --profile                  write a CPU profile of the service to bench/results/profiles/
+  --metrics                  service with METRICS=on, /metrics scraped every second while it is measured
   --runner build|tsx         compile with tsc and run plain node, as in production (default), or run through tsx`;
 
 export function parseOptions(argv: string[]): BenchOptions {
@@ -61,6 +64,7 @@ export function parseOptions(argv: string[]): BenchOptions {
       rows: { type: 'string', default: '1000000' },
       'list-client': { type: 'string', default: 'auto' },
       profile: { type: 'boolean', default: false },
+      metrics: { type: 'boolean', default: false },
       runner: { type: 'string', default: 'build' },
       workers: { type: 'string', default: '1' },
       help: { type: 'boolean', default: false },
@@ -88,6 +92,7 @@ export function parseOptions(argv: string[]): BenchOptions {
     rows: Math.round(positive(values.rows, 'rows')),
     listClient: oneOf(values['list-client'], ['auto', 'curl', 'node'] as const, 'list-client'),
     profile: values.profile,
+    metrics: values.metrics,
     runner: oneOf(values.runner, ['build', 'tsx'] as const, 'runner'),
     workers,
   };

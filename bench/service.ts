@@ -24,7 +24,8 @@ export interface RunningService {
 export async function startService(
   db: DbConfig,
   accessPassword: string,
-  { serviceLog: log, profile, workers }: Pick<BenchOptions, 'serviceLog' | 'profile' | 'workers'>,
+  { serviceLog: log, profile, metrics, workers = 1 }: Pick<BenchOptions, 'serviceLog' | 'profile'> &
+    Partial<Pick<BenchOptions, 'metrics' | 'workers'>>,
 ): Promise<RunningService> {
   const port = await freePort();
   const env = {
@@ -38,6 +39,7 @@ export async function startService(
     DB_NAME: db.database,
     ACCESS_PASSWORD: accessPassword,
     WORKERS: String(workers),
+    METRICS: metrics ? 'on' : 'off',
   };
   const devNull = log === 'null' ? openSync('/dev/null', 'w') : undefined;
   const stdio: StdioOptions = ['ignore', devNull ?? 'pipe', 'pipe'];

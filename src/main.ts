@@ -23,5 +23,5 @@ if (config.accessPasswordGenerated) {
 }
 
 // WORKERS=1 forks nothing: this process serves, as it always has.
-if (config.workers > 1 && cluster.isPrimary) runPrimary(config, logger);
+if (config.workers > 1 && cluster.isPrimary) await runPrimary(config, logger);
 else await runInstance(config, logger);

@@ -1,8 +1,8 @@
-import type { PoolConnection } from 'mysql2';
+import type { Pool, PoolConnection } from 'mysql2';
 import type { DbConfig } from '../config.js';
 import type { Logger } from '../log.js';
 import { ClusterSource } from './cluster/cluster-source.js';
-import { createPool, type PoolTuning } from './pool.js';
+import { createPool, poolUsage, type PoolTuning, type PoolUsage } from './pool.js';
 
 /**
  * Where the store gets its connections: one mysql2 pool for one server, or a cluster of servers
@@ -20,4 +20,9 @@ export function endSource(source: ConnectionSource): Promise<void> {
 /** One pool for one server (as DB_HOST has always meant); a ClusterSource when DB_HOST lists several. */
 export function createConnectionSource(db: DbConfig, tuning: PoolTuning, logger?: Logger): ConnectionSource {
   return db.nodes && db.nodes.length > 1 ? new ClusterSource(db, db.nodes, tuning, logger) : createPool(db, tuning);
+}
+
+/** Connections in use and requests waiting, over every server's pool (for the metrics). */
+export function sourceUsage(source: ConnectionSource): PoolUsage {
+  return source instanceof ClusterSource ? source.usage() : poolUsage(source as Pool);
 }

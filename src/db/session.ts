@@ -5,6 +5,8 @@ import { sql } from './statements.js';
 export interface SessionTuning {
   /** Tests only: the session wait_timeout, so that the server drops idle connections soon. */
   sessionWaitTimeoutSeconds?: number;
+  /** Tests only: the session's auto-increment step and offset, as a Galera cluster sets them. */
+  sessionAutoIncrement?: { increment: number; offset: number };
 }
 
 /**
@@ -18,5 +20,9 @@ export function prepareSession(connection: Connection, tuning: SessionTuning): v
   connection.query(sql.causalReads, () => {});
   if (tuning.sessionWaitTimeoutSeconds !== undefined) {
     connection.query(sql.setWaitTimeout, [tuning.sessionWaitTimeoutSeconds], () => {});
+  }
+  if (tuning.sessionAutoIncrement !== undefined) {
+    const { increment, offset } = tuning.sessionAutoIncrement;
+    connection.query(sql.setAutoIncrementStep, [increment, offset], () => {});
   }
 }

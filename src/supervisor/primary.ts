@@ -2,6 +2,8 @@ import cluster, { type Worker } from 'node:cluster';
 import type { Config } from '../config.js';
 import { SchemaSetup } from '../db/schema-setup.js';
 import type { Logger } from '../log.js';
+import { collectFromWorkers, serveWorkers } from '../metrics/cluster.js';
+import { startMetricsServer, type MetricsServer } from '../metrics/server.js';
 import { SHUTDOWN_DRAIN_MS } from './instance.js';
 import { isMessage, schemaReadyMessage, schemaWantedMessage } from './messages.js';
 import { RestartBackoff } from './restart-backoff.js';
@@ -12,10 +14,11 @@ const STRAGGLER_GRACE_MS = 5000;
 /**
  * The primary of WORKERS=N: it serves no requests itself. It forks N workers that share the port,
  * replaces any that dies (with a growing pause while they keep dying), sets up the schema once and
- * tells every worker when it is in place. SIGTERM/SIGINT drain every worker; it exits 0 once all
- * have, 1 if some had to be killed.
+ * tells every worker when it is in place. With METRICS=on it merges the workers' figures for their
+ * `/metrics`, and serves METRICS_PORT itself. SIGTERM/SIGINT drain every worker; it exits 0 once
+ * all have, 1 if some had to be killed.
  */
-export function runPrimary(config: Config, logger: Logger): void {
+export async function runPrimary(config: Config, logger: Logger): Promise<void> {
   // Every worker must accept the same password, also a generated one.
   const workerEnv = { ACCESS_PASSWORD: config.accessPassword };
   const backoff = new RestartBackoff();
@@ -38,7 +41,7 @@ export function runPrimary(config: Config, logger: Logger): void {
     const livedMs = performance.now() - (startedAt.get(worker) ?? 0);
     startedAt.delete(worker);
     if (stopping) {
-      if (running().length === 0) process.exit(killedStragglers ? 1 : 0);
+      if (running().length === 0) exit(killedStragglers ? 1 : 0);
       return;
     }
     const pauseMs = backoff.next(livedMs);
@@ -47,6 +50,16 @@ export function runPrimary(config: Config, logger: Logger): void {
       if (!stopping) fork();
     }, pauseMs);
   });
+
+  let metricsServer: MetricsServer | undefined;
+  if (config.metrics) serveWorkers();
+  if (config.metrics && config.metricsPort !== undefined) {
+    metricsServer = await startMetricsServer(() => collectFromWorkers(), logger, config.metricsPort, config.host);
+    logger.info('metrics listening', { host: metricsServer.address.address, port: metricsServer.address.port });
+  }
+  const exit = (code: number): void => {
+    void Promise.resolve(metricsServer?.close()).finally(() => process.exit(code));
+  };
 
   logger.info('starting workers', { workers: config.workers, poolSizePerWorker: config.poolSize });
   for (let i = 0; i < config.workers; i++) fork();
@@ -61,7 +74,7 @@ export function runPrimary(config: Config, logger: Logger): void {
     stopping = true;
     schemaSetup.stop();
     logger.info('shutting down', { signal, drainMs: SHUTDOWN_DRAIN_MS, workers: running().length });
-    if (running().length === 0) process.exit(0);
+    if (running().length === 0) exit(0);
     // Straight to each worker's process: cluster's worker.kill() would disconnect it first and end its drain.
     for (const worker of running()) worker.process.kill(signal);
     setTimeout(() => {

@@ -18,7 +18,9 @@ export interface ChildResult extends Exit {
  */
 export function childEnv(vars: Record<string, string>): NodeJS.ProcessEnv {
   const env = { ...process.env };
-  for (const name of ['PORT', 'HOST', 'DB_HOST', 'DB_PORT', 'DB_USER', 'DB_PASSWORD', 'DB_NAME', 'ACCESS_PASSWORD', 'WORKERS', 'DB_POOL_SIZE']) delete env[name];
+  for (const name of ['PORT', 'HOST', 'DB_HOST', 'DB_PORT', 'DB_USER', 'DB_PASSWORD', 'DB_NAME', 'ACCESS_PASSWORD', 'WORKERS', 'DB_POOL_SIZE', 'API_COMPAT', 'AUTH_MAX_FAILURES', 'AUTH_WINDOW_S', 'TRUST_PROXY', 'METRICS', 'METRICS_PORT']) {
+    delete env[name];
+  }
   return { ...env, ...vars };
 }
 

@@ -1,8 +1,8 @@
-import mysql, { type PoolCluster, type PoolConnection } from 'mysql2';
+import mysql, { type Pool, type PoolCluster, type PoolConnection } from 'mysql2';
 import type { DbConfig, DbNode } from '../../config.js';
 import type { Logger } from '../../log.js';
 import type { ConnectionSource } from '../connection-source.js';
-import { defaultTuning, poolOptions, type PoolTuning } from '../pool.js';
+import { defaultTuning, poolOptions, poolUsage, type PoolTuning, type PoolUsage } from '../pool.js';
 import { prepareSession } from '../session.js';
 import { NodeHealthCheck } from './node-health.js';
 
@@ -57,6 +57,18 @@ export class ClusterSource implements ConnectionSource {
     clearTimeout(this.timer);
     for (const check of this.checks) check.close();
     this.cluster.end(() => callback());
+  }
+
+  /** The sum over every server's pool; PoolCluster keeps them in a field it does not declare, read here only. */
+  usage(): PoolUsage {
+    const nodes = (this.cluster as unknown as { _nodes?: Record<string, { pool: Pool }> })._nodes ?? {};
+    return Object.values(nodes).reduce(
+      (sum, node) => {
+        const usage = poolUsage(node.pool);
+        return { inUse: sum.inUse + usage.inUse, waiting: sum.waiting + usage.waiting };
+      },
+      { inUse: 0, waiting: 0 },
+    );
   }
 
   /** PoolCluster answers at once for a server it holds offline, so this walks on without waiting. */
