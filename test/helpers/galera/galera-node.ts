@@ -32,6 +32,9 @@ const PROVIDER_OPTIONS = [
   'evs.install_timeout=PT3S',
 ];
 
+/** InnoDB as Galera needs it, and small enough for quick starts (the benchmark's plain server uses the same). */
+export const GALERA_INNODB_ARGS = ['--skip-name-resolve', '--innodb-buffer-pool-size=32M', '--binlog-format=ROW', '--innodb-autoinc-lock-mode=2'];
+
 /**
  * One private mariadbd of a Galera cluster on loopback, started by the embedded-database launcher
  * with the wsrep settings added: its own data directory, socket, log and ports.
@@ -87,10 +90,7 @@ export class GaleraNode {
       startTimeoutMs: 90_000,
       stopTimeoutMs: 5000,
       extraArgs: [
-        '--skip-name-resolve',
-        '--innodb-buffer-pool-size=32M',
-        '--binlog-format=ROW',
-        '--innodb-autoinc-lock-mode=2',
+        ...GALERA_INNODB_ARGS,
         '--wsrep-on=ON',
         `--wsrep-provider=${GALERA_PROVIDER}`,
         `--wsrep-cluster-address=gcomm://${peers.join(',')}`,
