@@ -5,7 +5,7 @@ import { spawnService, type ChildService } from '../helpers/child-service.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { pollUntil } from '../helpers/poll-until.js';
 import { workerPids } from '../helpers/worker-pids.js';
-import { lockUsersTable, sessionsWaitingForLock, type TableLock } from '../robustness/helpers/db-sessions.js';
+import { lockUsersTable, serviceSessions, sessionsWaitingForLock, type TableLock } from '../robustness/helpers/db-sessions.js';
 
 /** One request on a connection of its own, so that the primary hands each to the next worker in turn. */
 function send(baseUrl: string, method: string, path: string, json?: unknown): Promise<{ status: number; body: string }> {
@@ -51,6 +51,19 @@ describe('WORKERS=2', () => {
     const answers = await Promise.all(Array.from({ length: 12 }, () => send(baseUrl, 'GET', `/api/users?pwd=${encodeURIComponent(password)}`)));
     assert.deepEqual(answers.map((answer) => answer.status), answers.map(() => 200), 'every worker accepts the generated password');
     await child.stop();
+  });
+
+  test('DB_POOL_SIZE caps each worker\'s connections: 40 concurrent deletes through two workers with DB_POOL_SIZE=1 hold at most 2', async () => {
+    const service = await spawnService(db.config, { WORKERS: '2', DB_POOL_SIZE: '1' });
+    services.push(service);
+    const answers = await Promise.all(Array.from({ length: 40 }, (_, i) => send(service.baseUrl, 'DELETE', `/api/users/${1_000_000 + i}`)));
+    assert.deepEqual(new Set(answers.map((answer) => answer.status)), new Set([404]), 'every delete answered');
+    // Pool connections stay open while idle (60 s), so more than 2 would still be counted here.
+    await pollUntil('the service to hold 1 or 2 sessions (those of an earlier test closed)', async () => {
+      const count = (await serviceSessions(db)).length;
+      return count >= 1 && count <= 2 ? true : undefined;
+    });
+    await service.process.stop();
   });
 
   test('SIGTERM to the primary: requests in flight on both workers complete, every worker drains, the primary exits 0', async () => {
