@@ -23,6 +23,7 @@ before(async () => {
   service = await startService('hostlist', {
     db: { ...db, config: { ...db.config, ...nodes[0]!, nodes } },
     poolTuning: { ...defaultTuning, healthCheckIntervalMs: 200, nodeRetryMs: 200 },
+    metrics: { onApiPort: true },
   });
 });
 after(async () => {
@@ -49,6 +50,13 @@ describe('DB_HOST listing two servers', () => {
     await everyOperationSucceeds('first-healthy');
     assert.ok(inUse(first), 'pool connections to the first server');
     assert.ok(!inUse(second), 'none to the second');
+  });
+
+  test('the metrics count pool connections over every listed server', async () => {
+    const scrape = await request(service.baseUrl, 'GET', '/metrics');
+    assert.equal(scrape.status, 200);
+    assert.match(scrape.text, /^db_pool_connections_in_use \d+$/m);
+    assert.match(scrape.text, /^db_pool_waiting \d+$/m);
   });
 
   test('when the first server goes away the second takes over: errors are JSON 500 only, /readyz stays 200', async () => {
