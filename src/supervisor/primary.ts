@@ -16,7 +16,8 @@ const STRAGGLER_GRACE_MS = 5000;
  * replaces any that dies (with a growing pause while they keep dying), sets up the schema once and
  * tells every worker when it is in place. With METRICS=on it merges the workers' figures for their
  * `/metrics`, and serves METRICS_PORT itself. SIGTERM/SIGINT drain every worker; it exits 0 once
- * all have, 1 if some had to be killed.
+ * all have, 1 if some had to be killed. If a worker dies before any ever listened (the port is
+ * taken, say), the service cannot start: it exits 1, as a single process would.
  */
 export async function runPrimary(config: Config, logger: Logger): Promise<void> {
   // Every worker must accept the same password, also a generated one.
@@ -27,29 +28,7 @@ export async function runPrimary(config: Config, logger: Logger): Promise<void> 
   let schemaReady = false;
   let stopping = false;
   let killedStragglers = false;
-
-  const fork = (): void => {
-    const worker = cluster.fork(workerEnv);
-    startedAt.set(worker, performance.now());
-    worker.on('message', (message) => {
-      if (schemaReady && isMessage(message, schemaWantedMessage)) worker.send(schemaReadyMessage);
-    });
-  };
-  const running = (): Worker[] => Object.values(cluster.workers ?? {}).filter((worker): worker is Worker => worker !== undefined);
-
-  cluster.on('exit', (worker, code, signal) => {
-    const livedMs = performance.now() - (startedAt.get(worker) ?? 0);
-    startedAt.delete(worker);
-    if (stopping) {
-      if (running().length === 0) exit(killedStragglers ? 1 : 0);
-      return;
-    }
-    const pauseMs = backoff.next(livedMs);
-    logger.warn('worker died, replacing it', { pid: worker.process.pid, code, signal, livedMs: Math.round(livedMs), replaceInMs: pauseMs });
-    setTimeout(() => {
-      if (!stopping) fork();
-    }, pauseMs);
-  });
+  let anyListened = false;
 
   let metricsServer: MetricsServer | undefined;
   if (config.metrics) serveWorkers();
@@ -60,6 +39,40 @@ export async function runPrimary(config: Config, logger: Logger): Promise<void> 
   const exit = (code: number): void => {
     void Promise.resolve(metricsServer?.close()).finally(() => process.exit(code));
   };
+
+  const fork = (): void => {
+    const worker = cluster.fork(workerEnv);
+    startedAt.set(worker, performance.now());
+    worker.on('message', (message) => {
+      if (schemaReady && isMessage(message, schemaWantedMessage)) worker.send(schemaReadyMessage);
+    });
+  };
+  const running = (): Worker[] => Object.values(cluster.workers ?? {}).filter((worker): worker is Worker => worker !== undefined);
+
+  cluster.on('listening', () => {
+    anyListened = true;
+  });
+  cluster.on('exit', (worker, code, signal) => {
+    const livedMs = performance.now() - (startedAt.get(worker) ?? 0);
+    startedAt.delete(worker);
+    if (stopping) {
+      if (running().length === 0) exit(killedStragglers ? 1 : 0);
+      return;
+    }
+    if (!anyListened) {
+      logger.error('a worker could not start, stopping', new Error(`worker exited (${signal ?? `code ${code}`}) before listening`), {
+        pid: worker.process.pid,
+      });
+      stopping = true;
+      for (const other of running()) other.process.kill('SIGKILL');
+      return exit(1);
+    }
+    const pauseMs = backoff.next(livedMs);
+    logger.warn('worker died, replacing it', { pid: worker.process.pid, code, signal, livedMs: Math.round(livedMs), replaceInMs: pauseMs });
+    setTimeout(() => {
+      if (!stopping) fork();
+    }, pauseMs);
+  });
 
   logger.info('starting workers', { workers: config.workers, poolSizePerWorker: config.poolSize });
   for (let i = 0; i < config.workers; i++) fork();

@@ -1,9 +1,12 @@
 import assert from 'node:assert/strict';
-import { request as httpRequest } from 'node:http';
+import { createServer, request as httpRequest } from 'node:http';
 import { after, before, describe, test } from 'node:test';
+import { dbEnv } from '../helpers/child-process.js';
 import { spawnService, type ChildService } from '../helpers/child-service.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { pollUntil } from '../helpers/poll-until.js';
+import { TEST_PASSWORD } from '../helpers/service.js';
+import { ServiceProcess } from '../helpers/service-process.js';
 import { workerPids } from '../helpers/worker-pids.js';
 import { lockUsersTable, serviceSessions, sessionsWaitingForLock, type TableLock } from '../robustness/helpers/db-sessions.js';
 
@@ -91,5 +94,23 @@ describe('WORKERS=2', () => {
     assert.equal(child.entries().filter((entry) => entry.msg === 'worker died, replacing it').length, 0, 'no worker replaced while stopping');
     const stored = await db.query<unknown[]>("SELECT id FROM users WHERE email LIKE 'workers-inflight-%'");
     assert.equal(stored.length, inFlight.length, 'every create acknowledged during the drain is stored');
+  });
+
+  test('a port already taken: the primary exits 1 instead of replacing workers forever', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const port = (taken.address() as { port: number }).port;
+    const child = new ServiceProcess({ ...dbEnv(db.config), WORKERS: '2', PORT: String(port), HOST: '127.0.0.1', ACCESS_PASSWORD: TEST_PASSWORD });
+    try {
+      const exit = await Promise.race([
+        child.exited,
+        new Promise<'still running'>((resolve) => setTimeout(() => resolve('still running'), 30_000)),
+      ]);
+      assert.deepEqual(exit, { code: 1, signal: null });
+      assert.ok(child.entries().some((entry) => entry.msg === 'a worker could not start, stopping'));
+    } finally {
+      await child.stop();
+      await new Promise((resolve) => taken.close(resolve));
+    }
   });
 });
