@@ -70,6 +70,7 @@ export const sql = {
   usersTableAnswers: 'SELECT 1 FROM users LIMIT 1',
   /** A private server is up once it answers this. */
   serverAnswers: 'SELECT 1',
+  maxConnections: 'SELECT @@max_connections AS max',
   useUtc: "SET time_zone = '+00:00'",
   setWaitTimeout: 'SET SESSION wait_timeout = ?',
   /**

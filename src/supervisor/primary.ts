@@ -1,5 +1,6 @@
 import cluster, { type Worker } from 'node:cluster';
 import type { Config } from '../config.js';
+import { connectionsPerInstance, maxConnections } from '../db/connection-budget.js';
 import { SchemaSetup } from '../db/schema-setup.js';
 import type { Logger } from '../log.js';
 import { collectFromWorkers, serveWorkers } from '../metrics/cluster.js';
@@ -76,10 +77,15 @@ export async function runPrimary(config: Config, logger: Logger): Promise<void> 
 
   logger.info('starting workers', { workers: config.workers, poolSizePerWorker: config.poolSize });
   for (let i = 0; i < config.workers; i++) fork();
-  void schemaSetup.run().then((ready) => {
+  void schemaSetup.run().then(async (ready) => {
     if (!ready) return;
     schemaReady = true;
     for (const worker of running()) if (worker.isConnected()) worker.send(schemaReadyMessage);
+    const needed = connectionsPerInstance(config.workers, config.poolSize, config.db.nodes?.length ?? 1);
+    const max = await maxConnections(config.db);
+    if (max !== undefined && needed > max / 2) {
+      logger.warn('WORKERS x DB_POOL_SIZE may reach max_connections', { workers: config.workers, poolSize: config.poolSize, needed, maxConnections: max });
+    }
   });
 
   const stop = (signal: NodeJS.Signals): void => {

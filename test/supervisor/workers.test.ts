@@ -69,6 +69,15 @@ describe('WORKERS=2', () => {
     await service.process.stop();
   });
 
+  test('WORKERS x DB_POOL_SIZE above half the server\'s max_connections is warned about at start', async () => {
+    const large = await spawnService(db.config, { WORKERS: '2', DB_POOL_SIZE: '1000' });
+    services.push(large);
+    const warning = await pollUntil('the warning', () => large.process.entries().find((entry) => entry.msg === 'WORKERS x DB_POOL_SIZE may reach max_connections'));
+    assert.equal(warning.needed, 2000);
+    assert.equal(typeof warning.maxConnections, 'number');
+    await large.process.stop();
+  });
+
   test('SIGTERM to the primary: requests in flight on both workers complete, every worker drains, the primary exits 0', async () => {
     const service = await spawnService(db.config, { WORKERS: '2' });
     services.push(service);

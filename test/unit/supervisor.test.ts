@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { connectionsPerInstance } from '../../src/db/connection-budget.js';
 import { RestartBackoff } from '../../src/supervisor/restart-backoff.js';
 
 test('a worker that keeps dying young is replaced after a pause that doubles, up to the maximum', () => {
@@ -13,4 +14,10 @@ test('a worker that ran long enough before dying resets the pause to the first o
   backoff.next(50);
   assert.equal(backoff.next(10_000), 100);
   assert.equal(backoff.next(50), 200);
+});
+
+test('connections one instance may open per server: every worker\'s pool, plus a health check per worker with several servers', () => {
+  assert.equal(connectionsPerInstance(1, 10, 1), 10);
+  assert.equal(connectionsPerInstance(4, 10, 1), 40);
+  assert.equal(connectionsPerInstance(2, 8, 3), 18);
 });
