@@ -2,8 +2,10 @@ import assert from 'node:assert/strict';
 import { createServer, request as httpRequest } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import { dbEnv } from '../helpers/child-process.js';
+import { freePorts } from '../helpers/free-ports.js';
 import { spawnService, type ChildService } from '../helpers/child-service.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { scrape, valueOf } from '../helpers/metrics.js';
 import { pollUntil } from '../helpers/poll-until.js';
 import { TEST_PASSWORD } from '../helpers/service.js';
 import { ServiceProcess } from '../helpers/service-process.js';
@@ -76,6 +78,21 @@ describe('WORKERS=2', () => {
     assert.equal(warning.needed, 2000);
     assert.equal(typeof warning.maxConnections, 'number');
     await large.process.stop();
+  });
+
+  test('METRICS=on: /metrics answered by either worker counts the requests both served; METRICS_PORT is the primary\'s', async () => {
+    const [metricsPort] = await freePorts(1);
+    const service = await spawnService(db.config, { WORKERS: '2', METRICS: 'on', METRICS_PORT: String(metricsPort) });
+    services.push(service);
+    // Each on a connection of its own: the primary hands them to the workers in turn.
+    for (let i = 0; i < 12; i++) assert.equal((await send(service.baseUrl, 'GET', '/api/users/1')).status, 200);
+    const reads = { method: 'GET', route: '/api/users/{id}', status: '200' };
+    const families = await scrape(`http://127.0.0.1:${metricsPort}/metrics`);
+    assert.equal(valueOf(families, 'http_requests_total', reads), 12);
+    // Each worker alone holds well over 20 MB: the merge of both is above 40 MB.
+    assert.ok(valueOf(families, 'process_resident_memory_bytes') > 40 * 1024 * 1024, 'both workers\' figures are merged');
+    assert.equal((await send(service.baseUrl, 'GET', '/metrics')).status, 404, 'not on the API port');
+    await service.process.stop();
   });
 
   test('SIGTERM to the primary: requests in flight on both workers complete, every worker drains, the primary exits 0', async () => {
