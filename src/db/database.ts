@@ -68,7 +68,8 @@ export class Database {
    * Streams a query's rows to the sink on one connection, without buffering the result or decoding
    * it: each column arrives as the bytes the server sent (text protocol), or null. The
    * database may fall silent for at most the budget (pauses the sink asked for do not count); a
-   * connection lost before the first row is retried once, like any read.
+   * connection lost before the first row is retried once, like any read, and a statement rolled
+   * back before it (a Galera node not ready) runs again while the budget lasts.
    */
   stream<Row>(statement: string, sink: RowSink<Row>, deadline = new Deadline(this.budgetMs), values: unknown[] = []): RowStream {
     let current: PoolConnection | undefined;
@@ -125,6 +126,7 @@ export class Database {
         };
         conn.on('error', onLost);
         watch();
+        let againAfterPause: number | undefined;
         conn
           .query({ sql: statement, values, typeCast: false })
           .on('result', (row) => {
@@ -133,10 +135,21 @@ export class Database {
             sink.row(row as Row);
           })
           // A statement error leaves the connection usable: the 'end' that follows releases it.
-          .on('error', (error: Error) => (isConnectionLost(error) ? onLost(error) : fail(error)))
+          .on('error', (error: Error) => {
+            if (isConnectionLost(error)) return onLost(error);
+            const pause = retryPauseMs();
+            if (rowsSent === 0 && !stopped && wasRolledBack(error) && deadline.remainingMs() > pause) againAfterPause = pause;
+            else fail(error);
+          })
           .on('end', () => {
             if (over) return;
             finish(false);
+            if (againAfterPause !== undefined) {
+              setTimeout(() => {
+                if (!stopped) attempt(true, mayRetry);
+              }, againAfterPause);
+              return;
+            }
             if (stopped) return;
             stopped = true;
             sink.end();
