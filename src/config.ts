@@ -99,9 +99,14 @@ function count(env: Env, name: string, fallback: number, max: number, auto?: () 
   return Number(raw);
 }
 
-/** `host[:port],host[:port],…`; a host without a port gets DB_PORT. IPv6 addresses go in brackets. */
+/**
+ * `host[:port],host[:port],…`; a host without a port gets DB_PORT. An IPv6 address takes a port in
+ * brackets (`[::1]:3307`); bare (`::1`) it is a host alone, as DB_HOST has always accepted.
+ */
 export function parseHostList(raw: string, defaultPort: number): DbNode[] {
   return raw.split(',').map((entry) => {
+    const bare = entry.trim();
+    if (/^[0-9a-fA-F:.]+$/.test(bare) && bare.split(':').length > 2) return { host: bare, port: defaultPort };
     const match = /^\s*(\[[0-9a-fA-F:.]+\]|[^\s:[\]]+)(?::(\d{1,5}))?\s*$/.exec(entry);
     if (!match || (match[2] !== undefined && Number(match[2]) > 65535)) {
       throw new ConfigError(`DB_HOST must be host[:port] entries separated by commas, got "${raw}"`);

@@ -134,6 +134,12 @@ describe('loadConfig: DB_HOST as a host list', () => {
     assert.equal(db.nodes, undefined);
   });
 
+  test('a bare IPv6 address is one host, as before; in brackets it may take a port', () => {
+    assert.deepEqual(loadConfig({ DB_HOST: '::1' }).db.host, '::1');
+    assert.deepEqual(loadConfig({ DB_HOST: '::1', DB_PORT: '3307' }).db.port, 3307);
+    assert.deepEqual(loadConfig({ DB_HOST: '[fe80::1]:3310' }).db, { host: 'fe80::1', port: 3310, user: 'root', password: '', database: 'restapi' });
+  });
+
   test('several hosts -> every node in order, a missing port is DB_PORT, the first is host/port', () => {
     const db = loadConfig({ DB_HOST: 'g1:4001, g2 ,[::1]:4003', DB_PORT: '3307' }).db;
     assert.deepEqual(db.nodes, [
