@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import type { Pool } from 'mysql2';
 import type { DbConfig } from './config.js';
-import { createPool, defaultTuning, endPool, type PoolTuning } from './db/pool.js';
+import { createPool, defaultTuning, endPool, serverName, type PoolTuning } from './db/pool.js';
 import { ensureSchema } from './db/schema.js';
 import { registerDocsRoutes } from './docs/routes.js';
 import { registerHealthRoutes } from './health.js';
@@ -18,8 +18,10 @@ export interface AppOptions {
   accessPassword: string;
   logger: Logger;
   poolTuning?: PoolTuning;
-  /** Pause between attempts to create the schema while the database is unreachable. */
+  /** First pause between attempts to create the schema while the database is unreachable; it doubles each time. */
   schemaRetryMs?: number;
+  /** The longest pause between attempts. Default 30 s. */
+  schemaRetryMaxMs?: number;
   /** HTTP timeouts and sizes; defaults to serverLimits. */
   serverLimits?: Readonly<ServerLimits>;
 }
@@ -53,6 +55,7 @@ export function createApp(options: AppOptions): App {
   const http = createHttpServer({ router, logger, ...(options.serverLimits ? { limits: options.serverLimits } : {}) });
 
   const prepareSchema = async (): Promise<void> => {
+    let pauseMs = options.schemaRetryMs ?? 1000;
     while (!closed) {
       try {
         const outcome = await ensureSchema(db);
@@ -62,12 +65,14 @@ export function createApp(options: AppOptions): App {
         });
         return;
       } catch (error) {
-        logger.error('database not ready, retrying', error, { retryInMs: options.schemaRetryMs ?? 2000 });
+        // An expected condition while the database starts or is away: one line saying where and why.
+        logger.warn('database not reachable, retrying', { server: serverName(db), reason: reason(error), retryInMs: pauseMs });
         if (closed) return;
         await new Promise<void>((resolve) => {
           endRetryWait = resolve;
-          retryTimer = setTimeout(resolve, options.schemaRetryMs ?? 2000);
+          retryTimer = setTimeout(resolve, pauseMs);
         });
+        pauseMs = Math.min(pauseMs * 2, options.schemaRetryMaxMs ?? 30_000);
       }
     }
   };
@@ -100,4 +105,10 @@ export function createApp(options: AppOptions): App {
       await endPool(pool);
     },
   };
+}
+
+/** Why a connection attempt failed, in a few words (Node gives some network errors only a code). */
+function reason(error: unknown): string {
+  const { message, code } = error as { message?: string; code?: string };
+  return message || code || String(error);
 }

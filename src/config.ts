@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { resolve } from 'node:path';
 
 export interface DbConfig {
   host: string;
@@ -6,12 +7,32 @@ export interface DbConfig {
   user: string;
   password: string;
   database: string;
+  /** A Unix socket to connect on instead of host and port (the embedded database's). */
+  socketPath?: string;
 }
+
+/** `DB_HOST=embedded`: a private server the service starts itself, with its data kept here. */
+export interface EmbeddedDbConfig {
+  /** Absolute path of DB_EMBEDDED_DIR. */
+  dataDir: string;
+  /** DB_EMBEDDED_DIR as given (`./data/mysql` by default), for the start-up line. */
+  dataDirShown: string;
+  /** DB_EMBEDDED_BIN: the server binary to use, instead of searching for one. */
+  bin?: string;
+}
+
+export type LogFormat = 'json' | 'pretty';
+
+export const EMBEDDED_HOST = 'embedded';
 
 export interface Config {
   port: number;
   host: string;
   db: DbConfig;
+  /** Present when DB_HOST is `embedded`. */
+  embedded?: EmbeddedDbConfig;
+  /** LOG_FORMAT; unset means JSON unless stdout is a terminal. */
+  logFormat?: LogFormat;
   accessPassword: string;
   /** True when ACCESS_PASSWORD was unset and a random one was generated for this run. */
   accessPasswordGenerated: boolean;
@@ -44,14 +65,44 @@ function identifier(env: Env, name: string, fallback: string): string {
   return value;
 }
 
-export function loadConfig(env: Env = process.env): Config {
+function logFormat(env: Env): LogFormat | undefined {
+  const value = env.LOG_FORMAT;
+  if (value === undefined || value === '') return undefined;
+  if (value !== 'json' && value !== 'pretty') throw new ConfigError(`LOG_FORMAT must be json or pretty, got "${value}"`);
+  return value;
+}
+
+function embedded(env: Env): EmbeddedDbConfig {
+  const dataDirShown = text(env, 'DB_EMBEDDED_DIR', './data/mysql');
+  const bin = text(env, 'DB_EMBEDDED_BIN', '');
+  return { dataDir: resolve(dataDirShown), dataDirShown, ...(bin === '' ? {} : { bin }) };
+}
+
+export interface ConfigDefaults {
+  /** `db` (the specification's, used by the compiled entry) or `embedded` (`npm start`). */
+  dbHost?: string;
+}
+
+/**
+ * `npm start` and `npm run db:init` pass `--embedded-by-default`: with DB_HOST unset they use the
+ * embedded database, so a first run needs no set-up. The compiled entry keeps the specification's `db`.
+ */
+export function entryDefaults(argv: readonly string[] = process.argv): ConfigDefaults {
+  return argv.includes('--embedded-by-default') ? { dbHost: EMBEDDED_HOST } : {};
+}
+
+export function loadConfig(env: Env = process.env, defaults: ConfigDefaults = {}): Config {
   const configured = env.ACCESS_PASSWORD;
   const accessPasswordGenerated = configured === undefined || configured === '';
+  const dbHost = text(env, 'DB_HOST', defaults.dbHost ?? 'db');
+  const format = logFormat(env);
   return {
     port: port(env, 'PORT', 5000),
     host: text(env, 'HOST', '0.0.0.0'),
+    ...(dbHost === EMBEDDED_HOST ? { embedded: embedded(env) } : {}),
+    ...(format === undefined ? {} : { logFormat: format }),
     db: {
-      host: text(env, 'DB_HOST', 'db'),
+      host: dbHost,
       port: port(env, 'DB_PORT', 3306),
       user: text(env, 'DB_USER', 'root'),
       password: env.DB_PASSWORD ?? '',

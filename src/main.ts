@@ -1,19 +1,66 @@
-import { createApp } from './app.js';
-import { ConfigError, loadConfig } from './config.js';
+import { createApp, type App } from './app.js';
+import { ConfigError, entryDefaults, loadConfig, type Config } from './config.js';
+import { EmbeddedServerError } from './db/embedded/index.js';
+import { openServiceDatabase, type ServiceDatabase } from './db/service-database.js';
 import { createLogger } from './log.js';
+import { startupFields } from './startup-line.js';
 
 const SHUTDOWN_DRAIN_MS = 10_000;
 
-let config;
-try {
-  config = loadConfig();
-} catch (error) {
-  if (!(error instanceof ConfigError)) throw error;
-  process.stderr.write(`Invalid configuration: ${error.message}\n`);
+function fail(message: string): never {
+  process.stderr.write(`${message}\n`);
   process.exit(1);
 }
 
-const logger = createLogger();
+let config: Config;
+try {
+  config = loadConfig(process.env, entryDefaults());
+} catch (error) {
+  if (!(error instanceof ConfigError)) throw error;
+  fail(`Invalid configuration: ${error.message}`);
+}
+
+const logger = createLogger(undefined, config.logFormat ?? (process.stdout.isTTY ? 'pretty' : 'json'));
+let app: App | undefined;
+const opening = openServiceDatabase(config);
+
+// Registered first: a signal during the embedded database's start still stops it cleanly.
+let stopping = false;
+const stop = (signal: string, exitCode = 0): void => {
+  if (stopping) return;
+  stopping = true;
+  logger.info('shutting down', { signal, drainMs: SHUTDOWN_DRAIN_MS });
+  // The HTTP side drains first, while the database still answers its last requests.
+  (app?.close(SHUTDOWN_DRAIN_MS) ?? Promise.resolve())
+    .then(() => opening)
+    .then((database) => database.stop(), () => {})
+    .then(
+      () => process.exit(exitCode),
+      (error: unknown) => {
+        logger.error('shutdown failed', error);
+        process.exit(1);
+      },
+    );
+};
+process.on('SIGTERM', () => stop('SIGTERM'));
+process.on('SIGINT', () => stop('SIGINT'));
+
+let database: ServiceDatabase;
+try {
+  database = await opening;
+} catch (error) {
+  if (!(error instanceof EmbeddedServerError)) throw error;
+  fail(`The embedded database (DB_HOST=embedded) cannot start: ${error.message}`);
+}
+// A signal arrived meanwhile: stop() ends the process once the database it waited for is stopped.
+if (stopping) await new Promise(() => {});
+// Without the database it started itself the service cannot recover: it says so and exits non-zero.
+void database.exited?.then(() => {
+  if (stopping) return;
+  logger.warn('the embedded database stopped unexpectedly', { db: database.shown, log: database.logFile });
+  stop('embedded database stopped', 1);
+});
+
 if (config.accessPasswordGenerated) {
   // Printed once, to the terminal only, so the operator can use the list endpoint at all.
   process.stderr.write(
@@ -22,23 +69,12 @@ if (config.accessPasswordGenerated) {
   );
 }
 
-const app = createApp({ db: config.db, accessPassword: config.accessPassword, logger });
-const address = await app.listen(config.port, config.host);
-logger.info('listening', { host: address.address, port: address.port, database: config.db.database });
+app = createApp({ db: database.db, accessPassword: config.accessPassword, logger });
+try {
+  const address = await app.listen(config.port, config.host);
+  logger.info('listening', startupFields(address, database.shown, config.db.database));
+} catch (error) {
+  await database.stop();
+  fail(`Cannot listen on ${config.host}:${config.port}: ${(error as Error).message}`);
+}
 void app.prepareSchema();
-
-let stopping = false;
-const stop = (signal: string): void => {
-  if (stopping) return;
-  stopping = true;
-  logger.info('shutting down', { signal, drainMs: SHUTDOWN_DRAIN_MS });
-  app.close(SHUTDOWN_DRAIN_MS).then(
-    () => process.exit(0),
-    (error: unknown) => {
-      logger.error('shutdown failed', error);
-      process.exit(1);
-    },
-  );
-};
-process.on('SIGTERM', () => stop('SIGTERM'));
-process.on('SIGINT', () => stop('SIGINT'));

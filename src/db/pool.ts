@@ -55,8 +55,7 @@ export const defaultTuning = {
  */
 export function createPool(db: DbConfig, tuning: PoolTuning = defaultTuning): Pool {
   const pool = mysql.createPool({
-    host: db.host,
-    port: db.port,
+    ...endpoint(db),
     user: db.user,
     password: db.password,
     database: db.database,
@@ -87,4 +86,14 @@ export function createPool(db: DbConfig, tuning: PoolTuning = defaultTuning): Po
 
 export function endPool(pool: Pool): Promise<void> {
   return new Promise((resolve) => pool.end(() => resolve()));
+}
+
+/** Where mysql2 connects: the socket when there is one (the embedded database), else host and port. */
+export function endpoint(db: DbConfig): { socketPath: string } | { host: string; port: number } {
+  return db.socketPath === undefined ? { host: db.host, port: db.port } : { socketPath: db.socketPath };
+}
+
+/** The server as a log line names it. */
+export function serverName(db: DbConfig): string {
+  return db.socketPath ?? `${db.host}:${db.port}`;
 }

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import mysql, { type Connection } from 'mysql2';
 import type { DbConfig } from '../config.js';
 import { projectFile } from '../paths.js';
+import { endpoint } from './pool.js';
 import { sql } from './statements.js';
 
 export type SchemaOutcome = 'created' | 'existing';
@@ -17,8 +18,7 @@ const ER_TABLE_EXISTS = 1050;
  */
 export async function ensureSchema(db: DbConfig, connectTimeoutMs = 5000): Promise<SchemaOutcome> {
   const connection = mysql.createConnection({
-    host: db.host,
-    port: db.port,
+    ...endpoint(db),
     user: db.user,
     password: db.password,
     charset: 'utf8mb4',

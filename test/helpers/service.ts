@@ -35,6 +35,7 @@ export async function startService(label: string, options: ServiceOptions = {}):
     ...(options.poolTuning ? { poolTuning: options.poolTuning } : {}),
     ...(options.serverLimits ? { serverLimits: { ...serverLimits, ...options.serverLimits } } : {}),
     schemaRetryMs: 200,
+    schemaRetryMaxMs: 1000,
   });
   const address = await app.listen(0, '127.0.0.1');
   await app.prepareSchema();
