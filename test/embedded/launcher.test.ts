@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chownSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
@@ -72,6 +72,17 @@ describe('startPrivateServer', () => {
     assert.equal(second.initialised, false);
     assert.equal(await scalar(second, "SELECT COUNT(*) FROM information_schema.schemata WHERE schema_name = 'kept_across_restarts'"), 1);
     await second.stop();
+  });
+
+  test('a first start interrupted while moving the new data in is redone on the next start', async () => {
+    const dataDir = join(root, 'half-made');
+    mkdirSync(join(dataDir, 'performance_schema'), { recursive: true });
+    writeFileSync(join(dataDir, 'performance_schema', 'leftover'), 'x');
+    writeFileSync(join(dataDir, 'ibdata1'), 'not a tablespace');
+    const server = await start(dataDir);
+    assert.equal(server.initialised, true);
+    assert.equal(Number(await scalar(server, 'SELECT 1')), 1);
+    await server.stop();
   });
 
   test('with a port it also answers over TCP on 127.0.0.1, as root without a password', async () => {

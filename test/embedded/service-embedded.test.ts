@@ -70,6 +70,16 @@ describe('DB_HOST unset under npm start: the embedded database', { concurrency: 
     await stopService(restarted.service);
   });
 
+  test('the embedded server dying under the service: the service says so and exits non-zero', async (t) => {
+    const { service } = await startService(t);
+    for (const pid of serversOn(dataDir)) process.kill(pid, 'SIGKILL');
+    const exit = await service.exited;
+    assert.deepEqual(exit, { code: 1, signal: null });
+    const entry = service.entries().find((line) => line.msg === 'the embedded database stopped unexpectedly');
+    assert.ok(entry, 'logged');
+    assert.equal(entry.log, join(dataDir, 'server.log'), 'the line names the server log');
+  });
+
   test('npm run db:init works on the embedded database and stops it afterwards', async () => {
     const result = await runScript('src/db-init.ts', {}, 60_000, { cwd: workDir, args: ['--embedded-by-default'] });
     assert.equal(result.code, 0, result.stderr);

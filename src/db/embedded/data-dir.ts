@@ -26,7 +26,11 @@ export async function initialiseDataDir(binaries: ServerBinaries, dataDir: strin
     rmSync(staging, { recursive: true });
     await runToLog(initCommand(binaries, staging), logFile);
     const entries = readdirSync(staging).sort((a, b) => Number(a === MARKER) - Number(b === MARKER));
-    for (const entry of entries) renameSync(join(staging, entry), join(dataDir, entry));
+    for (const entry of entries) {
+      // Left by a first start interrupted while moving in (the marker, moved last, is absent).
+      rmSync(join(dataDir, entry), { recursive: true, force: true });
+      renameSync(join(staging, entry), join(dataDir, entry));
+    }
   } finally {
     rmSync(staging, { recursive: true, force: true });
   }
