@@ -8,7 +8,7 @@ import type { DbConfig } from '../src/config.js';
 import { createPool, defaultTuning, endPool } from '../src/db/pool.js';
 import { sql } from '../src/db/statements.js';
 import { Tally } from './measurement.js';
-import { scenarioNamed, userFields, userId } from './workload.js';
+import { PAGE_SIZE, pageAfter, scenarioNamed, userFields, userId } from './workload.js';
 
 export interface DbDirectJob {
   db: DbConfig;
@@ -28,6 +28,13 @@ function execute(statement: string, values: unknown[]): Promise<unknown> {
   });
 }
 
+/** A text-protocol query whose columns arrive as bytes, as the service streams its list and pages. */
+function queryRaw(statement: string, values: unknown[]): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    pool.query({ sql: statement, values, typeCast: false }, (error, result) => (error ? reject(error) : resolve(result)));
+  });
+}
+
 /** Runs the n-th operation; true when its result is the one the HTTP answer would be built from. */
 async function perform(n: number): Promise<boolean> {
   switch (scenario.kindOf(n)) {
@@ -35,6 +42,12 @@ async function perform(n: number): Promise<boolean> {
       return ((await execute(sql.getUser, [userId(n)])) as unknown[]).length === 1;
     case 'list':
       return ((await execute(sql.listUsers, [])) as unknown[]).length === scenario.tableRows;
+    case 'page': {
+      // The service's own page read, rows as bytes: one row beyond the page tells whether a next link is due.
+      const after = pageAfter(n);
+      const rows = (await queryRaw(sql.listUsersPageAsJson, [after, PAGE_SIZE + 1])) as unknown[];
+      return rows.length === Math.min(PAGE_SIZE + 1, scenario.tableRows - after);
+    }
     case 'create': {
       const { name, email } = userFields(n);
       return ((await execute(sql.createUser, [name, email])) as ResultSetHeader).affectedRows === 1;

@@ -2,7 +2,7 @@ import autocannon, { type Context, type RequestData, type Result } from 'autocan
 import { Tally, type Measurement } from './measurement.js';
 import { readCpuSeconds } from './proc.js';
 import type { BenchOptions } from './options.js';
-import { type Scenario, userFields, userId } from './workload.js';
+import { PAGE_SIZE, pageAfter, type Scenario, userFields, userId } from './workload.js';
 
 interface HttpOperation {
   method: string;
@@ -18,6 +18,12 @@ export function httpOperation(scenario: Scenario, n: number, password: string): 
       return { method: 'GET', path: `/api/users/${userId(n)}`, expectedStatus: 200 };
     case 'list':
       return { method: 'GET', path: `/api/users?pwd=${encodeURIComponent(password)}`, expectedStatus: 200 };
+    case 'page':
+      return {
+        method: 'GET',
+        path: `/api/users?pwd=${encodeURIComponent(password)}&limit=${PAGE_SIZE}&after=${pageAfter(n)}`,
+        expectedStatus: 200,
+      };
     case 'create':
       return { method: 'POST', path: '/api/users', body: JSON.stringify(userFields(n)), expectedStatus: 201 };
     case 'update':

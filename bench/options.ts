@@ -25,6 +25,8 @@ export interface BenchOptions {
   listClient: ListClient;
   /** Run the service under `node --cpu-prof`. */
   profile: boolean;
+  /** Run the service with METRICS=on and scrape /metrics once a second while it is measured. */
+  metrics: boolean;
   runner: Runner;
 }
 
@@ -40,6 +42,7 @@ export const usage = `Usage: npx tsx bench/run.ts [options]
   --rows <n>                 users loaded in memory mode (default 1000000)
   --list-client auto|curl|node  what fetches the list in memory mode; auto is curl when installed (default auto)
   --profile                  write a CPU profile of the service to bench/results/profiles/
+  --metrics                  service with METRICS=on, /metrics scraped every second while it is measured
   --runner build|tsx         compile with tsc and run plain node, as in production (default), or run through tsx`;
 
 export function parseOptions(argv: string[]): BenchOptions {
@@ -57,6 +60,7 @@ export function parseOptions(argv: string[]): BenchOptions {
       rows: { type: 'string', default: '1000000' },
       'list-client': { type: 'string', default: 'auto' },
       profile: { type: 'boolean', default: false },
+      metrics: { type: 'boolean', default: false },
       runner: { type: 'string', default: 'build' },
       help: { type: 'boolean', default: false },
     },
@@ -81,6 +85,7 @@ export function parseOptions(argv: string[]): BenchOptions {
     rows: Math.round(positive(values.rows, 'rows')),
     listClient: oneOf(values['list-client'], ['auto', 'curl', 'node'] as const, 'list-client'),
     profile: values.profile,
+    metrics: values.metrics,
     runner: oneOf(values.runner, ['build', 'tsx'] as const, 'runner'),
   };
 }

@@ -7,7 +7,12 @@ import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/log.js';
 
 const config = loadConfig();
-const app = createApp({ db: config.db, accessPassword: config.accessPassword, logger: createLogger(() => {}) });
+const app = createApp({
+  db: config.db,
+  accessPassword: config.accessPassword,
+  logger: createLogger(() => {}),
+  ...(config.metrics ? { metrics: { onApiPort: true } } : {}),
+});
 await app.listen(config.port, config.host);
 void app.prepareSchema();
 const stop = (): void => {

@@ -23,7 +23,7 @@ export interface RunningService {
 export async function startService(
   db: DbConfig,
   accessPassword: string,
-  { serviceLog: log, profile }: Pick<BenchOptions, 'serviceLog' | 'profile'>,
+  { serviceLog: log, profile, metrics }: Pick<BenchOptions, 'serviceLog' | 'profile'> & Partial<Pick<BenchOptions, 'metrics'>>,
 ): Promise<RunningService> {
   const port = await freeTcpPort();
   const env = {
@@ -36,6 +36,7 @@ export async function startService(
     DB_PASSWORD: db.password,
     DB_NAME: db.database,
     ACCESS_PASSWORD: accessPassword,
+    METRICS: metrics ? 'on' : 'off',
   };
   const devNull = log === 'null' ? openSync('/dev/null', 'w') : undefined;
   const stdio: StdioOptions = ['ignore', devNull ?? 'pipe', 'pipe'];

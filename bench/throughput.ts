@@ -6,6 +6,7 @@ import { chooseLoad } from './load-generator.js';
 import { medianRun, type Measurement } from './measurement.js';
 import type { BenchOptions } from './options.js';
 import { describeMachine, fixed, formatTable, machineLine, progress, writeResults, type Machine } from './report.js';
+import { scrapeWhile } from './metrics-scraper.js';
 import { startService } from './service.js';
 import { scenarioNamed } from './workload.js';
 
@@ -68,7 +69,8 @@ export async function runThroughput(options: BenchOptions): Promise<void> {
       dbDirectRuns.push(await measureDbDirect(db.config, scenario, options));
       progress(`${name}: service${runLabel(run, options.repeat)}`);
       await db.resetUsers(scenario.tableRows);
-      serviceRuns.push(await measureHttp(service.baseUrl, service.pid, scenario, password, options));
+      const measured = measureHttp(service.baseUrl, service.pid, scenario, password, options);
+      serviceRuns.push(options.metrics ? await scrapeWhile(service.baseUrl, measured) : await measured);
     }
     const served = medianRun(serviceRuns);
     const dbDirect = medianRun(dbDirectRuns);

@@ -1,14 +1,20 @@
 import type { AddressInfo } from 'node:net';
 import type { Pool } from 'mysql2';
-import type { DbConfig } from './config.js';
-import { createPool, defaultTuning, endPool, serverName, type PoolTuning } from './db/pool.js';
+import { FailedAttempts } from './auth/failed-attempts.js';
+import type { ApiCompat, DbConfig, GuessingLimits } from './config.js';
+import { createPool, defaultTuning, endPool, poolUsage, serverName, type PoolTuning } from './db/pool.js';
 import { ensureSchema } from './db/schema.js';
 import { registerDocsRoutes } from './docs/routes.js';
 import { registerHealthRoutes } from './health.js';
+import { clientAddress } from './http/client-address.js';
 import type { Handler } from './http/context.js';
 import { Router } from './http/router.js';
 import { createHttpServer, type HttpService, type ServerLimits } from './http/server.js';
 import type { Logger } from './log.js';
+import type { Snapshot } from './metrics/registry.js';
+import { registerMetricsRoute } from './metrics/route.js';
+import { ServiceMetrics } from './metrics/service-metrics.js';
+import { compatAnswers } from './users/compat.js';
 import { UserStore } from './users/store.js';
 import { passwordChecker } from './users/password.js';
 import { registerUserRoutes } from './users/routes.js';
@@ -24,11 +30,30 @@ export interface AppOptions {
   schemaRetryMaxMs?: number;
   /** HTTP timeouts and sizes; defaults to serverLimits. */
   serverLimits?: Readonly<ServerLimits>;
+  /** Whose answers to give where the implementations differ; the contract's by default. */
+  apiCompat?: ApiCompat;
+  /** Wrong passwords that block an address; 10 within 60 s by default. */
+  guessing?: GuessingLimits;
+  /** Take the client's address from X-Forwarded-For (behind a reverse proxy only). */
+  trustProxy?: boolean;
+  /** Metrics are recorded only when given. */
+  metrics?: MetricsOptions;
+}
+
+export interface MetricsOptions {
+  /** `GET /metrics` on the API's own port; false when a separate port (METRICS_PORT) serves it. */
+  onApiPort: boolean;
+  /** The figures `/metrics` shows; this process's by default (a cluster worker asks its primary). */
+  read?: (own: ServiceMetrics) => Promise<Snapshot>;
 }
 
 export interface App {
   readonly http: HttpService;
   readonly pool: Pool;
+  /** This process's metrics, when they are recorded. */
+  readonly metrics: ServiceMetrics | undefined;
+  /** The figures `/metrics` shows (see MetricsOptions.read); empty without metrics. */
+  readMetrics(): Promise<Snapshot>;
   /** Every route the app serves (for the OpenAPI conformance test). */
   routes(): Array<{ method: string; path: string }>;
   listen(port: number, host: string): Promise<AddressInfo>;
@@ -42,17 +67,36 @@ export function createApp(options: AppOptions): App {
   const { db, logger } = options;
   const tuning = options.poolTuning ?? defaultTuning;
   const pool = createPool(db, tuning);
-  const store = new UserStore(pool, tuning);
+  const metrics = options.metrics ? new ServiceMetrics(() => poolUsage(pool)) : undefined;
+  const store = new UserStore(pool, tuning, metrics?.store);
+  const readMetrics = async (): Promise<Snapshot> => {
+    if (!metrics) return [];
+    return options.metrics?.read ? options.metrics.read(metrics) : metrics.registry.snapshot();
+  };
   let schemaReady = false;
   let closed = false;
   let retryTimer: NodeJS.Timeout | undefined;
   let endRetryWait: (() => void) | undefined;
 
   const router = new Router<Handler>();
-  registerUserRoutes(router, { store, passwordMatches: passwordChecker(options.accessPassword) });
+  const trustProxy = options.trustProxy ?? false;
+  const mode = options.apiCompat ?? 'contract';
+  registerUserRoutes(router, {
+    store,
+    passwordMatches: passwordChecker(options.accessPassword),
+    attempts: new FailedAttempts(options.guessing ?? { maxFailures: 10, windowSeconds: 60 }),
+    clientAddress: (req) => clientAddress(req, trustProxy),
+    answers: compatAnswers[mode],
+  });
   registerHealthRoutes(router, async () => schemaReady && (await store.answers()));
-  registerDocsRoutes(router);
-  const http = createHttpServer({ router, logger, ...(options.serverLimits ? { limits: options.serverLimits } : {}) });
+  registerDocsRoutes(router, mode);
+  if (metrics && options.metrics?.onApiPort) registerMetricsRoute(router, readMetrics);
+  const http = createHttpServer({
+    router,
+    logger,
+    ...(options.serverLimits ? { limits: options.serverLimits } : {}),
+    ...(metrics ? { observe: metrics.observeResponse } : {}),
+  });
 
   const prepareSchema = async (): Promise<void> => {
     let pauseMs = options.schemaRetryMs ?? 1000;
@@ -80,6 +124,8 @@ export function createApp(options: AppOptions): App {
   return {
     http,
     pool,
+    metrics,
+    readMetrics,
     prepareSchema,
     routes: () => router.routes(),
     listen: (port, host) =>

@@ -25,6 +25,18 @@ export type LogFormat = 'json' | 'pretty';
 
 export const EMBEDDED_HOST = 'embedded';
 
+/** Which implementation's answers the service gives where they differ (spec section 7.2). */
+export const apiCompatModes = ['contract', 'earlier', 'fastapi'] as const;
+export type ApiCompat = (typeof apiCompatModes)[number];
+
+export interface GuessingLimits {
+  /** Wrong passwords from one address within the window that block it. */
+  maxFailures: number;
+  windowSeconds: number;
+  /** Addresses remembered at once (not a setting: tests make it small to show the bound). */
+  maxTracked?: number;
+}
+
 export interface Config {
   port: number;
   host: string;
@@ -36,6 +48,13 @@ export interface Config {
   accessPassword: string;
   /** True when ACCESS_PASSWORD was unset and a random one was generated for this run. */
   accessPasswordGenerated: boolean;
+  apiCompat: ApiCompat;
+  guessing: GuessingLimits;
+  /** The client's address is the last hop of X-Forwarded-For (only behind a reverse proxy). */
+  trustProxy: boolean;
+  /** `/metrics` is served; on `metricsPort` alone when that is set. */
+  metrics: boolean;
+  metricsPort: number | undefined;
 }
 
 export class ConfigError extends Error {}
@@ -56,6 +75,22 @@ function port(env: Env, name: string, fallback: number): number {
   return Number(raw);
 }
 
+function positive(env: Env, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^[1-9]\d{0,8}$/.test(raw)) throw new ConfigError(`${name} must be a whole number from 1 to 999999999, got "${raw}"`);
+  return Number(raw);
+}
+
+function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!(allowed as readonly string[]).includes(raw)) {
+    throw new ConfigError(`${name} must be one of ${allowed.join(', ')}, got "${raw}"`);
+  }
+  return raw as T;
+}
+
 /** Database names are interpolated into DDL, so only plain identifiers are accepted. */
 function identifier(env: Env, name: string, fallback: string): string {
   const value = text(env, name, fallback);
@@ -65,11 +100,9 @@ function identifier(env: Env, name: string, fallback: string): string {
   return value;
 }
 
+/** Unset: chosen at start by whether stdout is a terminal. */
 function logFormat(env: Env): LogFormat | undefined {
-  const value = env.LOG_FORMAT;
-  if (value === undefined || value === '') return undefined;
-  if (value !== 'json' && value !== 'pretty') throw new ConfigError(`LOG_FORMAT must be json or pretty, got "${value}"`);
-  return value;
+  return text(env, 'LOG_FORMAT', '') === '' ? undefined : oneOf<LogFormat>(env, 'LOG_FORMAT', ['json', 'pretty'], 'json');
 }
 
 function embedded(env: Env): EmbeddedDbConfig {
@@ -110,5 +143,13 @@ export function loadConfig(env: Env = process.env, defaults: ConfigDefaults = {}
     },
     accessPassword: accessPasswordGenerated ? randomBytes(18).toString('base64url') : configured,
     accessPasswordGenerated,
+    apiCompat: oneOf(env, 'API_COMPAT', apiCompatModes, 'contract'),
+    guessing: {
+      maxFailures: positive(env, 'AUTH_MAX_FAILURES', 10),
+      windowSeconds: positive(env, 'AUTH_WINDOW_S', 60),
+    },
+    trustProxy: oneOf(env, 'TRUST_PROXY', ['0', '1'], '0') === '1',
+    metrics: oneOf(env, 'METRICS', ['on', 'off'], 'off') === 'on',
+    metricsPort: env.METRICS_PORT === undefined || env.METRICS_PORT === '' ? undefined : port(env, 'METRICS_PORT', 0),
   };
 }

@@ -5,8 +5,8 @@ import { prettyLine } from './log-pretty.js';
 export type LogFields = Record<string, unknown>;
 
 export interface Logger {
-  /** The access log line: one per request. */
-  request(method: string, target: string, status: number | 'aborted', durationMs: number): void;
+  /** The access log line: one per request, naming the id its response carried in `X-Request-Id`. */
+  request(method: string, target: string, status: number | 'aborted', durationMs: number, requestId: string): void;
   info(msg: string, fields?: LogFields): void;
   warn(msg: string, fields?: LogFields): void;
   error(msg: string, error: unknown, fields?: LogFields): void;
@@ -55,13 +55,14 @@ export function createLogger(write: LineWriter = bufferedStdout(), format: LogFo
   return {
     request:
       format === 'pretty'
-        ? (method, target, status, durationMs) => emit('info', `${method} ${target} ${status}`, { durationMs })
+        ? (method, target, status, durationMs, requestId) =>
+            emit('info', `${method} ${target} ${status}`, { durationMs, requestId })
         : // The hot path: the line is written field by field instead of building and stringifying an object.
-          (method, target, status, durationMs) =>
+          (method, target, status, durationMs, requestId) =>
             write(
               `{"time":"${now()}","level":"info","msg":"request","method":${JSON.stringify(method)},` +
                 `"path":${JSON.stringify(target)},"status":${typeof status === 'number' ? status : '"aborted"'},` +
-                `"durationMs":${durationMs}}\n`,
+                `"durationMs":${durationMs},"requestId":${JSON.stringify(requestId)}}\n`,
             ),
     info: (msg, fields) => emit('info', msg, fields),
     warn: (msg, fields) => emit('warn', msg, fields),

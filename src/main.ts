@@ -3,6 +3,7 @@ import { ConfigError, entryDefaults, loadConfig, type Config } from './config.js
 import { EmbeddedServerError } from './db/embedded/index.js';
 import { openServiceDatabase, type ServiceDatabase } from './db/service-database.js';
 import { createLogger } from './log.js';
+import { startMetricsServer, type MetricsServer } from './metrics/server.js';
 import { startupFields } from './startup-line.js';
 
 const SHUTDOWN_DRAIN_MS = 10_000;
@@ -22,6 +23,7 @@ try {
 
 const logger = createLogger(undefined, config.logFormat ?? (process.stdout.isTTY ? 'pretty' : 'json'));
 let app: App | undefined;
+let metricsServer: MetricsServer | undefined;
 const opening = openServiceDatabase(config);
 
 // Registered first: a signal during the embedded database's start still stops it cleanly.
@@ -31,7 +33,7 @@ const stop = (signal: string, exitCode = 0): void => {
   stopping = true;
   logger.info('shutting down', { signal, drainMs: SHUTDOWN_DRAIN_MS });
   // The HTTP side drains first, while the database still answers its last requests.
-  (app?.close(SHUTDOWN_DRAIN_MS) ?? Promise.resolve())
+  Promise.all([app?.close(SHUTDOWN_DRAIN_MS), metricsServer?.close()])
     .then(() => opening)
     .then((database) => database.stop(), () => {})
     .then(
@@ -69,11 +71,25 @@ if (config.accessPasswordGenerated) {
   );
 }
 
-app = createApp({ db: database.db, accessPassword: config.accessPassword, logger });
+app = createApp({
+  db: database.db,
+  accessPassword: config.accessPassword,
+  logger,
+  apiCompat: config.apiCompat,
+  guessing: config.guessing,
+  trustProxy: config.trustProxy,
+  ...(config.metrics ? { metrics: { onApiPort: config.metricsPort === undefined } } : {}),
+});
 try {
   const address = await app.listen(config.port, config.host);
   logger.info('listening', startupFields(address, database.shown, config.db.database));
+  if (config.metrics && config.metricsPort !== undefined) {
+    const running = app;
+    metricsServer = await startMetricsServer(() => running.readMetrics(), logger, config.metricsPort, config.host);
+    logger.info('metrics listening', { host: metricsServer.address.address, port: metricsServer.address.port });
+  }
 } catch (error) {
+  await app.close(0);
   await database.stop();
   fail(`Cannot listen on ${config.host}:${config.port}: ${(error as Error).message}`);
 }

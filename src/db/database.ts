@@ -50,9 +50,10 @@ export class Database {
     }
   }
 
-  async write(statement: string, values: unknown[], deadline = new Deadline(this.budgetMs)): Promise<ResultSetHeader> {
+  /** A write; a statement with RETURNING resolves to its rows (T) instead of the result header. */
+  async write<T = ResultSetHeader>(statement: string, values: unknown[], deadline = new Deadline(this.budgetMs)): Promise<T> {
     try {
-      return await this.runOn<ResultSetHeader>(true, statement, values, deadline);
+      return await this.runOn<T>(true, statement, values, deadline);
     } catch (error) {
       throw new StorageError(error);
     }
@@ -64,7 +65,7 @@ export class Database {
    * database may fall silent for at most the budget (pauses the sink asked for do not count); a
    * connection lost before the first row is retried once, like any read.
    */
-  stream<Row>(statement: string, sink: RowSink<Row>, deadline = new Deadline(this.budgetMs)): RowStream {
+  stream<Row>(statement: string, sink: RowSink<Row>, deadline = new Deadline(this.budgetMs), values: unknown[] = []): RowStream {
     let current: PoolConnection | undefined;
     let stopped = false;
     let paused = false;
@@ -120,7 +121,7 @@ export class Database {
         conn.on('error', onLost);
         watch();
         conn
-          .query({ sql: statement, typeCast: false })
+          .query({ sql: statement, values, typeCast: false })
           .on('result', (row) => {
             if (over || stopped) return;
             rowsSent++;
@@ -206,6 +207,14 @@ export function wasRefusedByServer(error: unknown): boolean {
   const cause = error instanceof StorageError ? error.cause : error;
   const fromServer = typeof (cause as { sqlState?: unknown } | null)?.sqlState === 'string';
   return fromServer && !(cause instanceof DatabaseTimeoutError) && !isConnectionLost(cause);
+}
+
+const ER_PARSE_ERROR = 1064;
+
+/** True when the server did not understand the statement (e.g. RETURNING on a server without it). */
+export function isSyntaxError(error: unknown): boolean {
+  const cause = error instanceof StorageError ? error.cause : error;
+  return (cause as { errno?: unknown } | null)?.errno === ER_PARSE_ERROR;
 }
 
 /** Back to the pool, unless the connection broke: then it is destroyed, so it is never handed out again. */

@@ -35,6 +35,8 @@ export interface PoolTuning {
   sharedListLimitBytes?: number;
   /** Tests only: the session wait_timeout, so that the server drops idle connections soon. */
   sessionWaitTimeoutSeconds?: number;
+  /** Tests only: the session's auto-increment step and offset, as a Galera cluster sets them. */
+  sessionAutoIncrement?: { increment: number; offset: number };
 }
 
 export const defaultTuning = {
@@ -80,6 +82,10 @@ export function createPool(db: DbConfig, tuning: PoolTuning = defaultTuning): Po
     if (tuning.sessionWaitTimeoutSeconds !== undefined) {
       connection.query(sql.setWaitTimeout, [tuning.sessionWaitTimeoutSeconds], () => {});
     }
+    if (tuning.sessionAutoIncrement !== undefined) {
+      const { increment, offset } = tuning.sessionAutoIncrement;
+      connection.query(sql.setAutoIncrementStep, [increment, offset], () => {});
+    }
   });
   return pool;
 }
@@ -96,4 +102,25 @@ export function endpoint(db: DbConfig): { socketPath: string } | { host: string;
 /** The server as a log line names it. */
 export function serverName(db: DbConfig): string {
   return db.socketPath ?? `${db.host}:${db.port}`;
+}
+
+export interface PoolUsage {
+  /** Connections handed out and not yet released. */
+  inUse: number;
+  /** Requests waiting for a connection. */
+  waiting: number;
+}
+
+/** mysql2 keeps these counts in fields it does not declare; read here only, for the metrics. */
+interface PoolInternals {
+  _allConnections?: { length: number };
+  _freeConnections?: { length: number };
+  _connectionQueue?: { length: number };
+}
+
+export function poolUsage(pool: Pool): PoolUsage {
+  const internals = pool as unknown as PoolInternals;
+  const all = internals._allConnections?.length ?? 0;
+  const free = internals._freeConnections?.length ?? 0;
+  return { inUse: all - free, waiting: internals._connectionQueue?.length ?? 0 };
 }

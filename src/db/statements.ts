@@ -1,6 +1,6 @@
 /**
- * Every SQL statement the service sends, in one place. Values always travel as parameters;
- * only identifiers validated at start-up (the database name, a generated table name) and
+ * Every SQL statement the service sends, in one place. Values always travel as parameters (bound by
+ * the server; in the streamed reads, which use the text protocol, escaped by mysql2); only identifiers validated at start-up (the database name, a generated table name) and
  * placeholder counts are interpolated. Batch statements are built once per size and reused,
  * so each size is prepared once per connection.
  */
@@ -11,6 +11,20 @@ const completeUser =
   `CONCAT('{"id":', id, ',"name":', IFNULL(JSON_QUOTE(name), 'null'), ',"email":', IFNULL(JSON_QUOTE(email), 'null'), ` +
   `',"created_at":', IFNULL(CONCAT('"', REPLACE(LEFT(created_at, 19), ' ', 'T'), '.000Z"'), 'null'), '}')`;
 
+/** One user of the list as users/list-json.ts reads it (see sql.listUsersAsJson). */
+const listRow =
+  `COALESCE(CONCAT(${rawUserHead}, '"', created_at, '"', CHAR_LENGTH(name)), ` +
+  `CONCAT(${rawUserHead}, 'null}', CHAR_LENGTH(name)), ${completeUser})`;
+
+/**
+ * users/etag.ts's etagHash in SQL: the MD5 of the stored fields, each string preceded by its length
+ * in bytes (-1 for a NULL, which tables made by other clients may hold), and the time with six
+ * decimals whatever the column's precision.
+ */
+const userEtag =
+  `MD5(CONCAT_WS(',', id, IFNULL(LENGTH(name), -1), IFNULL(name, ''), IFNULL(LENGTH(email), -1), IFNULL(email, ''), ` +
+  `IFNULL(DATE_FORMAT(created_at, '%Y-%m-%d %H:%i:%s.%f'), '')))`;
+
 export const sql = {
   listUsers: 'SELECT id, name, email, created_at FROM users ORDER BY id',
   /**
@@ -20,17 +34,29 @@ export const sql = {
    * the database's time for a large list. COALESCE evaluates its next form only when the one before
    * is NULL: the second for a NULL created_at, the third (complete JSON) for a NULL name or email.
    */
-  listUsersAsJson:
-    `SELECT COALESCE(CONCAT(${rawUserHead}, '"', created_at, '"', CHAR_LENGTH(name)), ` +
-    `CONCAT(${rawUserHead}, 'null}', CHAR_LENGTH(name)), ${completeUser}) AS json FROM users ORDER BY id`,
+  listUsersAsJson: `SELECT ${listRow} AS json FROM users ORDER BY id`,
+  /**
+   * A page of the list in the same layout, with each user's id: users after an id, by id; one
+   * range read of the primary key. Values: after, how many.
+   */
+  listUsersPageAsJson: `SELECT id, ${listRow} AS json FROM users WHERE id > ? ORDER BY id LIMIT ?`,
   getUser: 'SELECT id, name, email, created_at FROM users WHERE id = ?',
   createUser: 'INSERT INTO users (name, email) VALUES (?, ?)',
   updateUser: 'UPDATE users SET name = ?, email = ? WHERE id = ?',
   deleteUser: 'DELETE FROM users WHERE id = ?',
+  /** Replaces a user only while it still has the ETag hash given last: the check and the write are one statement. */
+  updateUserIfTag: `UPDATE users SET name = ?, email = ? WHERE id = ? AND ${userEtag} = ?`,
+  /** Removes a user only while it still has the ETag hash given last. */
+  deleteUserIfTag: `DELETE FROM users WHERE id = ? AND ${userEtag} = ?`,
+  /** Every user's ETag hash as the database computes it (the tests compare it with the service's). */
+  userEtags: `SELECT id, name, email, created_at, ${userEtag} AS etag FROM users ORDER BY id`,
   /** `count` users by id; ids that match no row are simply absent from the result. */
   getUsers: memoized((count) => `SELECT id, name, email, created_at FROM users WHERE id IN (${marks(count, '?')})`),
-  /** `count` users in one statement: all are stored or none. Values: name, email per user. */
-  createUsers: memoized((count) => `INSERT INTO users (name, email) VALUES ${marks(count, '(?, ?)')}`),
+  /**
+   * `count` users in one statement: all are stored or none; its rows are their ids, in the order of
+   * the values (MariaDB 10.5+; MySQL refuses RETURNING). Values: name, email per user.
+   */
+  createUsers: memoized((count) => `INSERT INTO users (name, email) VALUES ${marks(count, '(?, ?)')} RETURNING id`),
   /**
    * `count` users replaced in one statement; its affected rows are the rows found (see the pool's
    * FOUND_ROWS flag). Values: (id, name) per user, (id, email) per user, then the ids.
@@ -46,6 +72,7 @@ export const sql = {
   serverAnswers: 'SELECT 1',
   useUtc: "SET time_zone = '+00:00'",
   setWaitTimeout: 'SET SESSION wait_timeout = ?',
+  setAutoIncrementStep: 'SET SESSION auto_increment_increment = ?, auto_increment_offset = ?',
   createDatabase: (database: string) =>
     `CREATE DATABASE IF NOT EXISTS \`${database}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`,
   useDatabase: (database: string) => `USE \`${database}\``,

@@ -9,6 +9,8 @@ export interface RequestContext {
   /** The raw query string, without `?`; empty when there is none. */
   query: string;
   params: Params;
+  /** The `X-Request-Id` this response carries; error log lines of the request name it too. */
+  requestId: string;
 }
 
 export type Handler = (ctx: RequestContext) => Promise<void> | void;

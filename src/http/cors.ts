@@ -1,24 +1,31 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
-export const ALL_API_METHODS = 'GET, POST, PUT, DELETE, OPTIONS';
+/** Every method the API serves on some path: what a preflight to any API path allows. */
+export const ALL_API_METHODS = 'GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS';
+
+/**
+ * The response headers a page on another origin may read, beyond the CORS-safelisted ones. The one
+ * list every API response names in Access-Control-Expose-Headers.
+ */
+export const EXPOSED_HEADERS = 'Location, ETag, Link, Retry-After, X-Request-Id';
 
 const PREFLIGHT_MAX_AGE_SECONDS = '86400';
 const HEADER_LIST = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+(?:[ \t]*,[ \t]*[!#$%&'*+.^_`|~0-9A-Za-z-]+)*$/;
 
 /**
- * Answers a CORS preflight: any origin, the methods of the path (or every API method when the
- * path has no route), and the request headers the browser asked for.
+ * Answers a CORS preflight: any origin, the methods the browser may try (`corsMethods`), and the
+ * request headers it asked for. `Allow` keeps naming the methods of the path itself.
  */
-export function sendPreflight(req: IncomingMessage, res: ServerResponse, methods: string): void {
+export function sendPreflight(req: IncomingMessage, res: ServerResponse, corsMethods: string, allow: string): void {
   const requested = req.headers['access-control-request-headers'];
   const allowHeaders = requested && HEADER_LIST.test(requested.trim()) ? requested.trim() : 'Content-Type';
   res.writeHead(204, {
     'Access-Control-Allow-Origin': '*',
-    'Access-Control-Allow-Methods': methods,
+    'Access-Control-Allow-Methods': corsMethods,
     'Access-Control-Allow-Headers': allowHeaders,
     'Access-Control-Max-Age': PREFLIGHT_MAX_AGE_SECONDS,
     Vary: 'Access-Control-Request-Headers',
-    Allow: methods,
+    Allow: allow,
     'Cache-Control': 'no-store',
     'X-Content-Type-Options': 'nosniff',
   });

@@ -1,13 +1,17 @@
 import type { ServerResponse } from 'node:http';
+import { EXPOSED_HEADERS } from './cors.js';
 
 // Built once: every API response carries the same fixed headers, passed to writeHead as one flat
 // array so Node stores them without a setHeader call (and its validation) per header.
 const jsonHeaders: readonly string[] = [
   'Content-Type', 'application/json; charset=utf-8',
   'Access-Control-Allow-Origin', '*',
+  'Access-Control-Expose-Headers', EXPOSED_HEADERS,
   'X-Content-Type-Options', 'nosniff',
   'Cache-Control', 'no-store',
 ];
+
+const textHeaders: readonly string[] = ['Content-Type', 'text/plain; charset=utf-8', ...jsonHeaders.slice(2)];
 
 /** Starts a JSON response whose length is not known yet (a streamed list). */
 export function writeJsonHead(res: ServerResponse, status: number): void {
@@ -24,6 +28,26 @@ export function sendJson(
   const headers = jsonHeaders.concat('Content-Length', String(Buffer.byteLength(body)));
   if (extraHeaders) for (const name in extraHeaders) headers.push(name, extraHeaders[name]!);
   res.writeHead(status, headers);
+  res.end(body);
+}
+
+// A 304 repeats what a 200 would have said about caching and cross-origin reading, and has no body.
+const notModifiedHeaders: readonly string[] = [
+  'Access-Control-Allow-Origin', '*',
+  'Access-Control-Expose-Headers', EXPOSED_HEADERS,
+  'X-Content-Type-Options', 'nosniff',
+  'Cache-Control', 'no-store',
+];
+
+/** 304 Not Modified: the client's copy, named by its ETag, is current. */
+export function sendNotModified(res: ServerResponse, etag: string): void {
+  res.writeHead(304, notModifiedHeaders.concat('ETag', etag));
+  res.end();
+}
+
+/** A plain-text body, for the one answer of an older variant that is not JSON. */
+export function sendText(res: ServerResponse, status: number, body: string): void {
+  res.writeHead(status, textHeaders.concat('Content-Length', String(Buffer.byteLength(body))));
   res.end(body);
 }
 

@@ -3,14 +3,20 @@ export type ParamRule = (segment: string) => boolean;
 
 export type Params = Record<string, string>;
 
+/** `route` is the path template in OpenAPI's spelling (`/api/users/{id}`): the same for every id. */
 export type Match<H> =
-  | { kind: 'found'; handler: H; params: Params }
-  | { kind: 'method-not-allowed'; allow: string }
+  | { kind: 'found'; handler: H; params: Params; route: string }
+  | { kind: 'method-not-allowed'; allow: string; route: string }
   | { kind: 'not-found' };
 
-interface PathEntry<H> {
-  handlers: Map<string, H>;
+export interface PathInfo {
+  /** The methods served at the path, for Allow and CORS preflights. */
   allow: string;
+  route: string;
+}
+
+interface PathEntry<H> extends PathInfo {
+  handlers: Map<string, H>;
 }
 
 interface PatternEntry<H> extends PathEntry<H> {
@@ -44,11 +50,11 @@ export class Router<H> {
     return NOT_FOUND;
   }
 
-  /** The methods served at a path (for Allow and CORS preflights), or undefined when no route matches. */
-  allowedMethods(path: string): string | undefined {
+  /** The methods and template of the route a path matches, or undefined when none does. */
+  lookup(path: string): PathInfo | undefined {
     const exact = this.exact.get(path);
-    if (exact) return exact.allow;
-    return this.patterns.find((pattern) => matchSegments(pattern, path))?.allow;
+    if (exact) return exact;
+    return this.patterns.find((pattern) => matchSegments(pattern, path));
   }
 
   /** Every registered route, exact paths first, in registration order (HEAD is implied by GET). */
@@ -63,7 +69,7 @@ export class Router<H> {
 
   private exactEntry(path: string): PathEntry<H> {
     let entry = this.exact.get(path);
-    if (!entry) this.exact.set(path, (entry = { handlers: new Map(), allow: '' }));
+    if (!entry) this.exact.set(path, (entry = { handlers: new Map(), allow: '', route: path }));
     return entry;
   }
 
@@ -75,7 +81,8 @@ export class Router<H> {
       const param = segment.slice(1);
       return { param, rule: rules[param] ?? ((value: string) => value !== '') };
     });
-    const entry: PatternEntry<H> = { segments, handlers: new Map(), allow: '' };
+    const route = segments.map((segment) => ('literal' in segment ? segment.literal : `{${segment.param}}`)).join('/');
+    const entry: PatternEntry<H> = { segments, handlers: new Map(), allow: '', route };
     this.patterns.push(entry);
     return entry;
   }
@@ -83,7 +90,9 @@ export class Router<H> {
 
 function pick<H>(entry: PathEntry<H>, method: string, params: Params): Match<H> {
   const handler = entry.handlers.get(method) ?? (method === 'HEAD' ? entry.handlers.get('GET') : undefined);
-  return handler ? { kind: 'found', handler, params } : { kind: 'method-not-allowed', allow: entry.allow };
+  return handler
+    ? { kind: 'found', handler, params, route: entry.route }
+    : { kind: 'method-not-allowed', allow: entry.allow, route: entry.route };
 }
 
 function matchSegments<H>(pattern: PatternEntry<H>, path: string): Params | undefined {

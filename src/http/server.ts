@@ -4,8 +4,9 @@ import { isQueueFull } from '../db/batcher.js';
 import { type Logger, redactTarget } from '../log.js';
 import { ClientGoneError } from './body.js';
 import type { Handler, RequestContext } from './context.js';
-import { ALL_API_METHODS, sendPreflight } from './cors.js';
+import { ALL_API_METHODS, EXPOSED_HEADERS, sendPreflight } from './cors.js';
 import { HttpError, StorageError, messages } from './errors.js';
+import { freshRequestId, requestIdFor } from './request-id.js';
 import { errorBody, sendJson } from './respond.js';
 import type { Router } from './router.js';
 
@@ -35,7 +36,14 @@ export interface HttpServerOptions {
   logger: Logger;
   /** Defaults to serverLimits; tests shorten the timeouts. */
   limits?: Readonly<ServerLimits>;
+  /** Told of every finished or aborted response; `route` is the matched template, never the raw path. */
+  observe?: ResponseObserver;
 }
+
+export type ResponseObserver = (method: string, route: string, status: number | 'aborted', seconds: number) => void;
+
+/** The route label of a request no route matched: raw paths would make one series per URL. */
+export const UNMATCHED_ROUTE = 'unmatched';
 
 export interface HttpService {
   server: Server;
@@ -48,29 +56,30 @@ const methodNotAllowedBody = errorBody(messages.methodNotAllowed);
 const hostRequiredBody = errorBody(messages.hostRequired);
 const expectationFailedBody = errorBody(messages.expectationFailed);
 
-export function createHttpServer({ router, logger, limits = serverLimits }: HttpServerOptions): HttpService {
+export function createHttpServer({ router, logger, limits = serverLimits, observe }: HttpServerOptions): HttpService {
   let draining = false;
 
   const fail = (ctx: RequestContext, error: unknown): void => {
-    const { req, res } = ctx;
+    const { req, res, requestId } = ctx;
     if (error instanceof ClientGoneError) {
       res.destroy();
       return;
     }
     if (res.headersSent) {
-      logger.error('response failed after it started', error, { method: req.method, path: ctx.path });
+      logger.error('response failed after it started', error, { method: req.method, path: ctx.path, requestId });
       res.destroy();
       return;
     }
     if (error instanceof HttpError) {
       sendJson(res, error.status, errorBody(error.message), error.headers);
     } else if (error instanceof StorageError && isQueueFull(error.cause)) {
-      logger.warn('database queue full', { method: req.method, path: ctx.path });
+      logger.warn('database queue full', { method: req.method, path: ctx.path, requestId });
       sendJson(res, 503, errorBody(messages.busy), { 'Retry-After': '1' });
     } else {
       logger.error('request failed', error instanceof StorageError ? error.cause : error, {
         method: req.method,
         path: ctx.path,
+        requestId,
       });
       sendJson(res, 500, errorBody(error instanceof StorageError ? messages.storage : messages.internal));
     }
@@ -82,13 +91,14 @@ export function createHttpServer({ router, logger, limits = serverLimits }: Http
     const mark = url.indexOf('?');
     const path = mark === -1 ? url : url.slice(0, mark);
     const query = mark === -1 ? '' : url.slice(mark + 1);
+    const requestId = requestIdFor(req.headers['x-request-id']);
+    (res as IdentifiedResponse).requestId = requestId;
+    let route = UNMATCHED_ROUTE;
     res.once('close', () => {
-      logger.request(
-        req.method ?? '',
-        redactTarget(path, query),
-        res.writableFinished ? res.statusCode : 'aborted',
-        Math.round((performance.now() - started) * 10) / 10,
-      );
+      const status = res.writableFinished ? res.statusCode : 'aborted';
+      const elapsedMs = performance.now() - started;
+      logger.request(req.method ?? '', redactTarget(path, query), status, Math.round(elapsedMs * 10) / 10, requestId);
+      observe?.(req.method ?? '', route, status, elapsedMs / 1000);
     });
     // Node's own answer to this is a bare 400, so its check is off and this one answers in JSON.
     if (req.headers.host === undefined && req.httpVersion === '1.1') {
@@ -97,16 +107,20 @@ export function createHttpServer({ router, logger, limits = serverLimits }: Http
 
     const method = req.method ?? 'GET';
     if (method === 'OPTIONS') {
-      const methods = router.allowedMethods(path) ?? (isApiPath(path) ? ALL_API_METHODS : undefined);
-      if (methods) sendPreflight(req, res, methods);
+      const known = router.lookup(path);
+      if (known) route = known.route;
+      // Any API path allows every API method, so a browser sends the real request and the page reads its 405 JSON.
+      const allow = known?.allow ?? (isApiPath(path) ? ALL_API_METHODS : undefined);
+      if (allow) sendPreflight(req, res, isApiPath(path) ? ALL_API_METHODS : allow, allow);
       else sendJson(res, 404, notFoundBody);
       return;
     }
     const match = router.match(method, path);
     if (match.kind === 'not-found') return sendJson(res, 404, notFoundBody);
+    route = match.route;
     if (match.kind === 'method-not-allowed') return sendJson(res, 405, methodNotAllowedBody, { Allow: match.allow });
 
-    const ctx: RequestContext = { req, res, path, query, params: match.params };
+    const ctx: RequestContext = { req, res, path, query, params: match.params, requestId };
     try {
       const pending = match.handler(ctx);
       if (pending) pending.catch((error: unknown) => fail(ctx, error));
@@ -123,7 +137,7 @@ export function createHttpServer({ router, logger, limits = serverLimits }: Http
       maxHeaderSize: limits.maxHeaderBytes,
       connectionsCheckingInterval: limits.timeoutCheckIntervalMs,
       requireHostHeader: false,
-      ServerResponse: closingWhen(() => draining),
+      ServerResponse: serviceResponse(() => draining),
     },
     onRequest,
   );
@@ -137,23 +151,36 @@ export function createHttpServer({ router, logger, limits = serverLimits }: Http
   return { server, startDraining };
 }
 
+/** A response that knows the id of its request; set by the dispatcher, fresh when no request reached it. */
+interface IdentifiedResponse extends ServerResponse {
+  requestId?: string;
+}
+
 /**
- * Responses that ask the client to close the connection once `closing()` is true, decided as the
- * head is written: requests already running when draining starts are covered too, so a keep-alive
- * client cannot hold shutdown up to the drain limit. No registry of running requests is kept
- * (one Set entry per request kept every response alive long enough to reach V8's old generation,
- * which made each young-generation collection several times slower).
+ * Responses that carry `X-Request-Id` whichever path writes their head, and ask the client to
+ * close the connection once `closing()` is true, decided as the head is written: requests already
+ * running when draining starts are covered too, so a keep-alive client cannot hold shutdown up to
+ * the drain limit. No registry of running requests is kept (one Set entry per request kept every
+ * response alive long enough to reach V8's old generation, which made each young-generation
+ * collection several times slower).
  */
-function closingWhen(closing: () => boolean): typeof ServerResponse<IncomingMessage> {
-  return class ClosingResponse extends ServerResponse {
+function serviceResponse(closing: () => boolean): typeof ServerResponse<IncomingMessage> {
+  return class ServiceResponse extends ServerResponse implements IdentifiedResponse {
+    requestId?: string;
+
     override writeHead(
       statusCode: number,
       reasonOrHeaders?: string | OutgoingHttpHeaders | OutgoingHttpHeader[],
       headers?: OutgoingHttpHeaders | OutgoingHttpHeader[],
     ): this {
       if (closing()) this.setHeader('Connection', 'close');
-      if (typeof reasonOrHeaders === 'string') return super.writeHead(statusCode, reasonOrHeaders, headers);
-      return super.writeHead(statusCode, reasonOrHeaders);
+      const reason = typeof reasonOrHeaders === 'string' ? reasonOrHeaders : undefined;
+      const given = reason === undefined ? reasonOrHeaders : headers;
+      const id = (this.requestId ??= freshRequestId());
+      // Flat header arrays (the hot path) stay flat: setHeader would switch Node to its slower path.
+      if (Array.isArray(given)) return super.writeHead(statusCode, reason, given.concat('X-Request-Id', id));
+      this.setHeader('X-Request-Id', id);
+      return super.writeHead(statusCode, reason, given as OutgoingHttpHeaders | undefined);
     }
   };
 }
@@ -192,8 +219,10 @@ function writeJsonToSocket(socket: Socket, status: number, message: string): voi
       'Content-Type: application/json; charset=utf-8\r\n' +
       `Content-Length: ${Buffer.byteLength(body)}\r\n` +
       'Access-Control-Allow-Origin: *\r\n' +
+      `Access-Control-Expose-Headers: ${EXPOSED_HEADERS}\r\n` +
       'X-Content-Type-Options: nosniff\r\n' +
       'Cache-Control: no-store\r\n' +
+      `X-Request-Id: ${freshRequestId()}\r\n` +
       'Connection: close\r\n\r\n' +
       body,
   );

@@ -1,11 +1,14 @@
 import type { Pool } from 'mysql2';
-import { Batcher, paddedSize, type Pending } from '../db/batcher.js';
-import { Database, wasRefusedByServer, type RowStream } from '../db/database.js';
+import { Batcher, isQueueFull, paddedSize, type Pending, type RunBatch } from '../db/batcher.js';
+import { Database, isSyntaxError, wasRefusedByServer, type RowStream } from '../db/database.js';
 import type { Deadline } from '../db/deadline.js';
 import { StorageError } from '../http/errors.js';
 import { defaultTuning, type PoolTuning } from '../db/pool.js';
 import { sql } from '../db/statements.js';
+import { ConditionalWrites, type Change, type WriteOutcome } from './conditional-writes.js';
+import type { TagCondition } from './etag.js';
 import { UserListChunks } from './list-json.js';
+import { readUserPage, type UserPage } from './page-read.js';
 import type { UserRow } from './user.js';
 
 /**
@@ -29,6 +32,15 @@ interface UserUpdate extends NewUser {
   id: number;
 }
 
+export type StoreOperation = 'read' | 'create' | 'update' | 'delete' | 'list';
+export type OperationOutcome = 'ok' | 'error' | 'busy';
+
+/** Told of every operation's outcome and of every coalesced batch's size (for the metrics). */
+export interface StoreObserver {
+  operation(kind: StoreOperation, outcome: OperationOutcome): void;
+  batch(kind: StoreOperation, size: number): void;
+}
+
 /** The most operations one statement carries. */
 const MAX_BATCH = 64;
 
@@ -40,12 +52,19 @@ const MAX_BATCH = 64;
 export class UserStore {
   private readonly db: Database;
   private readonly reads: Batcher<number, UserRow | undefined>;
-  private readonly creates: Batcher<NewUser, void>;
+  private readonly creates: Batcher<NewUser, number>;
+  /** False once the server has refused INSERT ... RETURNING (MySQL): creates then go one row at a time. */
+  private insertReturns = true;
   private readonly updates: Batcher<UserUpdate, boolean>;
   private readonly lists: Batcher<void, ListTurn>;
   private readonly sharedListLimit: number;
+  private readonly conditionalWrites: ConditionalWrites;
 
-  constructor(pool: Pool, tuning: PoolTuning = defaultTuning) {
+  constructor(
+    pool: Pool,
+    tuning: PoolTuning = defaultTuning,
+    private readonly observer?: StoreObserver,
+  ) {
     this.db = new Database(
       pool,
       tuning.operationTimeoutMs ?? defaultTuning.operationTimeoutMs,
@@ -54,30 +73,41 @@ export class UserStore {
     const inFlight = tuning.batchesInFlight ?? defaultTuning.batchesInFlight;
     const writesInFlight = tuning.writeBatchesInFlight ?? defaultTuning.writeBatchesInFlight;
     const waiting = tuning.queueLimit;
-    this.reads = new Batcher((batch) => this.readBatch(batch), inFlight, MAX_BATCH, waiting);
-    this.creates = new Batcher((batch) => this.createBatch(batch), writesInFlight, MAX_BATCH, waiting);
-    this.updates = new Batcher((batch) => this.updateBatch(batch), writesInFlight, MAX_BATCH, waiting);
-    this.lists = new Batcher((batch) => this.listBatch(batch), inFlight, MAX_BATCH, waiting);
+    this.reads = new Batcher(this.sized('read', (batch) => this.readBatch(batch)), inFlight, MAX_BATCH, waiting);
+    this.creates = new Batcher(this.sized('create', (batch) => this.createBatch(batch)), writesInFlight, MAX_BATCH, waiting);
+    this.updates = new Batcher(this.sized('update', (batch) => this.updateBatch(batch)), writesInFlight, MAX_BATCH, waiting);
+    this.lists = new Batcher(this.sized('list', (batch) => this.listBatch(batch)), inFlight, MAX_BATCH, waiting);
     this.sharedListLimit = tuning.sharedListLimitBytes ?? defaultTuning.sharedListLimitBytes;
+    this.conditionalWrites = new ConditionalWrites(this.db);
   }
 
   get(id: number): Promise<UserRow | undefined> {
-    return this.reads.submit(id);
+    return this.counted('read', this.reads.submit(id));
   }
 
-  create(name: string, email: string): Promise<void> {
-    return this.creates.submit({ name, email });
+  /** The new user's id. */
+  create(name: string, email: string): Promise<number> {
+    return this.counted('create', this.creates.submit({ name, email }));
   }
 
   /** False when no user has the id. */
   update(id: number, name: string, email: string): Promise<boolean> {
-    return this.updates.submit({ id, name, email });
+    return this.counted('update', this.updates.submit({ id, name, email }));
   }
 
   /** False when no user has the id. */
-  async remove(id: number): Promise<boolean> {
-    const result = await this.db.write(sql.deleteUser, [id]);
-    return result.affectedRows > 0;
+  remove(id: number): Promise<boolean> {
+    return this.counted('delete', this.db.write(sql.deleteUser, [id]).then((result) => result.affectedRows > 0));
+  }
+
+  /** A write that depends on the user's current version (see ConditionalWrites). */
+  writeIf(id: number, change: Change, precondition: TagCondition | undefined): Promise<WriteOutcome> {
+    return this.counted(change === 'remove' ? 'delete' : 'update', this.conditionalWrites.apply(id, change, precondition));
+  }
+
+  /** Up to `limit` users with an id above `after`, by id (see readUserPage). */
+  page(after: number, limit: number): Promise<UserPage> {
+    return this.counted('list', readUserPage(this.db, after, limit));
   }
 
   /** True when the database answers and the users table is usable. */
@@ -93,7 +123,19 @@ export class UserStore {
    * together, when it is small; or the go-ahead to stream it alone (see ListTurn).
    */
   listTurn(): Promise<ListTurn> {
-    return this.lists.submit();
+    const turn = this.lists.submit();
+    if (!this.observer) return turn;
+    return turn.then(
+      (given) => {
+        // A shared list is complete here; a streamed one is counted when its stream ends.
+        if ('body' in given) this.observer!.operation('list', 'ok');
+        return given;
+      },
+      (error: unknown) => {
+        this.observer!.operation('list', outcomeOf(error));
+        throw error;
+      },
+    );
   }
 
   /**
@@ -101,6 +143,22 @@ export class UserStore {
    * never held in memory. `chunk` may pause the stream (backpressure); `end` brings the last bytes.
    */
   streamList(sink: ListSink, deadline: Deadline, chunkBytes?: number): RowStream {
+    const observer = this.observer;
+    if (!observer) return this.streamChunks(sink, deadline, chunkBytes);
+    return this.streamChunks({
+      chunk: (bytes) => sink.chunk(bytes),
+      end(rest) {
+        observer.operation('list', 'ok');
+        sink.end(rest);
+      },
+      fail(error) {
+        observer.operation('list', outcomeOf(error));
+        sink.fail(error);
+      },
+    }, deadline, chunkBytes);
+  }
+
+  private streamChunks(sink: ListSink, deadline: Deadline, chunkBytes?: number): RowStream {
     const list = new UserListChunks(chunkBytes);
     let broken = false;
     const stream = this.db.stream<{ json: Buffer }>(sql.listUsersAsJson, {
@@ -145,7 +203,7 @@ export class UserStore {
   /** The whole list, or undefined as soon as it proves larger than `limitBytes`. */
   private readListUpTo(limitBytes: number, deadline: Deadline): Promise<Buffer | undefined> {
     return new Promise((resolve, reject) => {
-      const stream = this.streamList({
+      const stream = this.streamChunks({
         chunk() {
           stream.abort();
           resolve(undefined);
@@ -164,6 +222,32 @@ export class UserStore {
     return this.db.deadlineSince(batch[0]!.since);
   }
 
+  /** The operation's outcome goes to the observer; without one the promise is returned as it is. */
+  private counted<T>(kind: StoreOperation, pending: Promise<T>): Promise<T> {
+    const observer = this.observer;
+    if (!observer) return pending;
+    return pending.then(
+      (value) => {
+        observer.operation(kind, 'ok');
+        return value;
+      },
+      (error: unknown) => {
+        observer.operation(kind, outcomeOf(error));
+        throw error;
+      },
+    );
+  }
+
+  /** A batch runner that first tells the observer the batch's size. */
+  private sized<I, R>(kind: StoreOperation, run: RunBatch<I, R>): RunBatch<I, R> {
+    const observer = this.observer;
+    if (!observer) return run;
+    return (batch) => {
+      observer.batch(kind, batch.length);
+      return run(batch);
+    };
+  }
+
   private async readBatch(batch: ReadonlyArray<Pending<number, UserRow | undefined>>): Promise<void> {
     const deadline = this.deadlineOf(batch);
     const ids = [...new Set(batch.map((pending) => pending.item))];
@@ -176,26 +260,30 @@ export class UserStore {
   }
 
   /**
-   * One multi-row INSERT: all rows are stored or none. If the server refuses it, nothing was
-   * stored, so each row is tried alone and only the culprit fails. If the outcome is unknown
-   * (connection lost, timeout), every caller is told it failed: none is told a success that was
-   * not confirmed.
+   * One multi-row INSERT: all rows are stored or none, and RETURNING gives each row's id in the
+   * order of its values, whatever auto-increment step or lock mode the server uses. If the server
+   * refuses it, nothing was stored, so each row is tried alone (its id is the statement's insert id)
+   * and only the culprit fails; a server without RETURNING (MySQL) refuses it as a syntax error and
+   * gets single inserts from then on. If the outcome is unknown (connection lost, timeout), every
+   * caller is told it failed: none is told a success that was not confirmed.
    */
-  private async createBatch(batch: ReadonlyArray<Pending<NewUser, void>>): Promise<void> {
+  private async createBatch(batch: ReadonlyArray<Pending<NewUser, number>>): Promise<void> {
     const deadline = this.deadlineOf(batch);
-    if (batch.length > 1) {
+    if (batch.length > 1 && this.insertReturns) {
       try {
         const values = batch.flatMap(({ item }) => [item.name, item.email]);
-        await this.db.write(sql.createUsers(batch.length), values, deadline);
-        for (const pending of batch) pending.resolve();
+        const rows = await this.db.write<Array<{ id: number }>>(sql.createUsers(batch.length), values, deadline);
+        if (rows.length !== batch.length) throw new StorageError(new Error(`INSERT returned ${rows.length} ids for ${batch.length} rows`));
+        batch.forEach((pending, i) => pending.resolve(rows[i]!.id));
         return;
       } catch (error) {
         if (!wasRefusedByServer(error)) throw error;
+        if (isSyntaxError(error)) this.insertReturns = false;
       }
     }
     await Promise.all(
       batch.map(({ item, resolve, reject }) =>
-        this.db.write(sql.createUser, [item.name, item.email], deadline).then(() => resolve(), reject),
+        this.db.write(sql.createUser, [item.name, item.email], deadline).then((result) => resolve(result.insertId), reject),
       ),
     );
   }
@@ -231,6 +319,11 @@ export class UserStore {
     );
     return new Set(targets.filter((_, i) => found[i]).map((user) => user.id));
   }
+}
+
+/** A failure as the metrics count it: turned away because too much waits, or anything else. */
+function outcomeOf(error: unknown): OperationOutcome {
+  return isQueueFull(error instanceof StorageError ? error.cause : error) ? 'busy' : 'error';
 }
 
 /** The items, the last one repeated up to the next power of two (harmless in IN lists and CASEs). */

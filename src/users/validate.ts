@@ -21,6 +21,23 @@ export function validateUserInput(body: Record<string, unknown>): UserInput {
   return { name: checkField('name', name), email: checkField('email', email) };
 }
 
+/**
+ * Checks a partial update (JSON merge patch): `name` and/or `email`, each checked as in a full
+ * update but named in the error when empty or blank. Other keys are ignored; a body with neither
+ * field changes nothing and is refused.
+ */
+export function validateUserPatch(body: Record<string, unknown>): Partial<UserInput> {
+  const patch: Partial<UserInput> = {};
+  for (const field of ['name', 'email'] as const) {
+    const value = body[field];
+    if (value === undefined) continue;
+    if (typeof value === 'string' && value.trim() === '') throw new HttpError(400, `${field} must not be empty`);
+    patch[field] = checkField(field, value);
+  }
+  if (patch.name === undefined && patch.email === undefined) throw new HttpError(400, messages.nameOrEmailRequired);
+  return patch;
+}
+
 function isBlank(value: unknown): boolean {
   return value === undefined || value === null || (typeof value === 'string' && value.trim() === '');
 }

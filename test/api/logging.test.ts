@@ -48,7 +48,7 @@ describe('one JSON log line per request', () => {
     { method: 'POST', path: '/api/users', json: {}, status: 400 },
     { method: 'PUT', path: '/api/users/2', json: { name: 'Logged', email: 'logged@example.com' }, status: 200 },
     { method: 'DELETE', path: '/api/users/999999', status: 404 },
-    { method: 'PATCH', path: '/api/users/1', status: 405 },
+    { method: 'POST', path: '/api/users/1', status: 405 },
     { method: 'OPTIONS', path: '/api/users', status: 204 },
     { method: 'GET', path: '/nowhere', status: 404 },
     { method: 'GET', path: '/healthz', status: 200 },

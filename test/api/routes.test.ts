@@ -73,8 +73,8 @@ const unchangingRows: Row[] = [
   { rule: 'POST with a null name -> 400', method: 'POST', path: '/api/users', json: { name: null, email: 'a@b.c' }, status: 400, body: REQUIRED },
   { rule: 'PUT existing id with an empty object -> 400', method: 'PUT', path: '/api/users/1', json: {}, status: 400, body: REQUIRED },
   // 405 with Allow on known paths.
-  { rule: 'PATCH on a user -> 405 with Allow', method: 'PATCH', path: '/api/users/1', json: valid, status: 405, body: { error: 'Method not allowed' }, allow: ['DELETE', 'GET', 'HEAD', 'OPTIONS', 'PUT'] },
-  { rule: 'POST on a user -> 405 with Allow', method: 'POST', path: '/api/users/1', json: valid, status: 405, body: { error: 'Method not allowed' }, allow: ['DELETE', 'GET', 'HEAD', 'OPTIONS', 'PUT'] },
+  { rule: 'PROPFIND on a user -> 405 with Allow', method: 'PROPFIND', path: '/api/users/1', status: 405, body: { error: 'Method not allowed' }, allow: ['DELETE', 'GET', 'HEAD', 'OPTIONS', 'PATCH', 'PUT'] },
+  { rule: 'POST on a user -> 405 with Allow', method: 'POST', path: '/api/users/1', json: valid, status: 405, body: { error: 'Method not allowed' }, allow: ['DELETE', 'GET', 'HEAD', 'OPTIONS', 'PATCH', 'PUT'] },
   { rule: 'DELETE on the collection -> 405 with Allow', method: 'DELETE', path: '/api/users', status: 405, body: { error: 'Method not allowed' }, allow: ['GET', 'HEAD', 'OPTIONS', 'POST'] },
   { rule: 'PUT on the collection -> 405 with Allow', method: 'PUT', path: '/api/users', json: valid, status: 405, body: { error: 'Method not allowed' }, allow: ['GET', 'HEAD', 'OPTIONS', 'POST'] },
   { rule: 'PATCH on the collection -> 405 with Allow', method: 'PATCH', path: '/api/users', json: valid, status: 405, body: { error: 'Method not allowed' }, allow: ['GET', 'HEAD', 'OPTIONS', 'POST'] },

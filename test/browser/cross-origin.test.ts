@@ -49,6 +49,27 @@ describe('a web app on another origin calls every endpoint with fetch()', { skip
       { method, url: service.baseUrl + path, json, waitMs: browserWaitMs },
     );
 
+  /** fetch() with request headers of its own, returning also the response headers a page can read. */
+  const fetchReadingHeaders = (
+    method: string,
+    path: string,
+    options: { json?: unknown; headers?: Record<string, string> } = {},
+  ): Promise<PageResponse & { read: Record<string, string | null> }> =>
+    page.evaluate(
+      async ({ method, url, json, headers, waitMs }) => {
+        const init: RequestInit = { method, headers: { ...headers }, signal: AbortSignal.timeout(waitMs) };
+        if (json !== undefined) {
+          init.headers = { ...headers, 'Content-Type': 'application/json' };
+          init.body = JSON.stringify(json);
+        }
+        const response = await fetch(url, init);
+        const text = await response.text();
+        const read = Object.fromEntries(['location', 'etag', 'link', 'content-type'].map((name) => [name, response.headers.get(name)]));
+        return { status: response.status, type: response.type, body: text === '' ? null : JSON.parse(text), read };
+      },
+      { method, url: service.baseUrl + path, json: options.json, headers: options.headers ?? {}, waitMs: browserWaitMs },
+    );
+
   /** The preflights the service answered, as `path status` lines from its access log. */
   const preflightsAnswered = (): string[] =>
     service.logs
@@ -131,6 +152,56 @@ describe('a web app on another origin calls every endpoint with fetch()', { skip
     assert.deepEqual(await service.db.query<unknown[]>('SELECT id FROM users WHERE id = 9'), []);
     const again = await fetchFromApp('DELETE', '/api/users/9');
     assert.deepEqual(again, { status: 404, type: 'cors', body: { error: 'User not found' } });
+  });
+
+  test('POST /api/users -> 201, and the page reads Location, which names the stored user', async () => {
+    const res = await fetchReadingHeaders('POST', '/api/users', { json: { name: 'Located Cross', email: 'located@cross.example' } });
+    assert.equal(res.status, 201);
+    const location = res.read.location ?? assert.fail('Location not readable cross-origin');
+    const [row] = await service.db.query<Array<{ id: number }>>('SELECT id FROM users WHERE email = ?', ['located@cross.example']);
+    assert.equal(location, `/api/users/${row!.id}`);
+    const read = await fetchFromApp('GET', location);
+    assert.equal((read.body as { name: string }).name, 'Located Cross');
+  });
+
+  test('GET /api/users?pwd=…&limit=2 -> 200, and the page reads the next Link', async () => {
+    const res = await fetchReadingHeaders('GET', `/api/users?pwd=${TEST_PASSWORD}&limit=2`);
+    assert.equal(res.status, 200);
+    assert.equal((res.body as unknown[]).length, 2);
+    assert.match(res.read.link ?? '', /^<\/api\/users\?limit=2&after=\d+>; rel="next"$/);
+  });
+
+  test('GET /api/users/5: the page reads the ETag; If-None-Match with it -> 304; PUT with If-Match -> preflight, 200 and the new ETag; the old tag then -> 412', async () => {
+    const read = await fetchReadingHeaders('GET', '/api/users/5');
+    const tag = read.read.etag ?? assert.fail('ETag not readable cross-origin');
+    const revalidated = await fetchReadingHeaders('GET', '/api/users/5', { headers: { 'If-None-Match': tag } });
+    assert.deepEqual([revalidated.status, revalidated.body, revalidated.read.etag], [304, null, tag]);
+
+    const put = await fetchReadingHeaders('PUT', '/api/users/5', { json: { name: 'Matched Cross', email: 'matched@cross.example' }, headers: { 'If-Match': tag } });
+    assert.equal(put.status, 200);
+    assert.ok(preflightsAnswered().includes('/api/users/5 204'), 'the PUT with If-Match was preflighted');
+    assert.notEqual(put.read.etag, null);
+    assert.notEqual(put.read.etag, tag);
+
+    const stale = await fetchReadingHeaders('PATCH', '/api/users/5', { json: { name: 'Too late' }, headers: { 'If-Match': tag } });
+    assert.deepEqual([stale.status, stale.type, stale.body], [412, 'cors', { error: 'The user has changed: If-Match does not match its ETag' }]);
+    const [row] = await service.db.query<Array<{ name: string }>>('SELECT name FROM users WHERE id = 5');
+    assert.equal(row!.name, 'Matched Cross');
+  });
+
+  test('PATCH /api/users/6 -> preflight 204, then 200 and only the name changes', async () => {
+    const res = await fetchReadingHeaders('PATCH', '/api/users/6', { json: { name: 'Patched Cross' } });
+    assert.deepEqual([res.status, res.body], [200, { message: 'User updated successfully' }]);
+    assert.ok(preflightsAnswered().includes('/api/users/6 204'), 'the PATCH was preflighted');
+    const [row] = await service.db.query<Array<{ name: string; email: string }>>('SELECT name, email FROM users WHERE id = 6');
+    assert.deepEqual({ ...row }, { name: 'Patched Cross', email: 'diana@example.com' });
+  });
+
+  test('a method the path does not serve (PATCH /api/users, PUT /api/users) -> the page reads the 405 JSON, not a CORS failure', async () => {
+    for (const method of ['PATCH', 'PUT']) {
+      const res = await fetchFromApp(method, '/api/users', { name: 'x', email: 'x@cross.example' });
+      assert.deepEqual(res, { status: 405, type: 'cors', body: { error: 'Method not allowed' } });
+    }
   });
 
   test('no CORS error or other console error on the calling page; its only 4xx answers are the API errors above', () => {

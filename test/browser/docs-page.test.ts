@@ -19,7 +19,7 @@ const panelIdsInSpec = Object.values(spec.paths)
   .filter((operation) => operation.operationId !== undefined)
   .map((operation) => `operations-${operation.tags?.[0] ?? 'default'}-${operation.operationId}`)
   .sort();
-const userOperations = ['listUsers', 'createUser', 'getUser', 'updateUser', 'deleteUser'];
+const userOperations = ['listUsers', 'createUser', 'getUser', 'updateUser', 'patchUser', 'deleteUser'];
 const overviewScreenshotPath = projectFile('test-artifacts/apidocs.png');
 const tryItOutScreenshotPath = projectFile('test-artifacts/apidocs-try-it-out.png');
 const committedScreenshotPath = projectFile('docs/apidocs.png');
@@ -102,6 +102,23 @@ describe('the API reference at /apidocs, used in Chromium as a person would', { 
       });
     }));
 
+  test('listUsers via "Try it out" with limit and after: 200 with one page of the stored users; after alone -> 400', () =>
+    withDocs(async (page) => {
+      const panel = new OperationPanel(page, 'listUsers');
+      await panel.tryItOut();
+      await panel.fill({ pwd: TEST_PASSWORD, limit: '3', after: '2' });
+      const listed = await panel.execute();
+      assert.equal(listed.status, 200);
+      assert.equal(listed.requestUrl, `${service.baseUrl}/api/users?pwd=${TEST_PASSWORD}&limit=3&after=2`);
+      const expected = (await service.db.users()).filter((user) => user.id > 2).slice(0, 3);
+      assert.deepEqual((listed.body as Array<{ id: number }>).map((user) => user.id), expected.map((user) => user.id));
+
+      // Swagger UI itself refuses a limit outside 1-1000 before sending; `after` alone reaches the service.
+      await panel.fill({ pwd: TEST_PASSWORD, limit: '', after: '3' });
+      const refused = await panel.execute();
+      assert.deepEqual([refused.status, refused.body], [400, { error: 'after requires limit' }]);
+    }));
+
   test('getUser via "Try it out": 200 with the user for id 1, 404 for an unknown id', () =>
     withDocs(async (page) => {
       const panel = new OperationPanel(page, 'getUser');
@@ -144,6 +161,22 @@ describe('the API reference at /apidocs, used in Chromium as a person would', { 
       const rejected = await panel.execute();
       assert.deepEqual([rejected.status, rejected.body], [400, { error: 'Name and email required' }]);
       assert.deepEqual({ ...(await userRow(4)) }, { name: 'Renamed in the docs', email: 'four@swagger.example' });
+    }));
+
+  test('patchUser via "Try it out": 200 and only the name changes; 400 for an empty name, row unchanged', () =>
+    withDocs(async (page) => {
+      const panel = new OperationPanel(page, 'patchUser');
+      await panel.tryItOut();
+      const before = (await userRow(5))!;
+      await panel.fill({ id: '5' }, { name: 'Patched in the docs' });
+      const patched = await panel.execute();
+      assert.deepEqual([patched.status, patched.body], [200, { message: 'User updated successfully' }]);
+      assert.deepEqual({ ...(await userRow(5)) }, { name: 'Patched in the docs', email: before.email });
+
+      await panel.fill({ id: '5' }, { name: '' });
+      const rejected = await panel.execute();
+      assert.deepEqual([rejected.status, rejected.body], [400, { error: 'name must not be empty' }]);
+      assert.deepEqual({ ...(await userRow(5)) }, { name: 'Patched in the docs', email: before.email });
     }));
 
   test('deleteUser via "Try it out": 200 and the row is gone, then 404 for the same id', () =>

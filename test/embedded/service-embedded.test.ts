@@ -23,6 +23,7 @@ async function startService(t: { after(fn: () => Promise<unknown>): void }): Pro
   const began = Date.now();
   const service = new ServiceProcess(
     { PORT: '0', HOST: '127.0.0.1', ACCESS_PASSWORD: PASSWORD },
+    'src/main.ts',
     { cwd: workDir, args: ['--embedded-by-default'] },
   );
   t.after(() => service.stop());

@@ -23,17 +23,17 @@ export interface TestDatabase {
  * A uniquely named database for one test file. It is not created here: the service under test
  * creates it on start, as in production. `drop` removes it and closes the side connection.
  */
-export async function createTestDatabase(label: string): Promise<TestDatabase> {
+export async function createTestDatabase(label: string, server: typeof testServer = testServer): Promise<TestDatabase> {
   const slug = label.replace(/[^a-z0-9]/gi, '_').slice(0, 24);
   const name = `usvc_${slug}_${process.pid}_${randomBytes(3).toString('hex')}`;
-  const admin = await mysql.createConnection({ ...testServer, charset: 'utf8mb4', dateStrings: true });
+  const admin = await mysql.createConnection({ ...server, charset: 'utf8mb4', dateStrings: true });
   const query = async <T>(statement: string, values: unknown[] = []): Promise<T> => {
     await admin.query(`USE \`${name}\``);
     const [rows] = await admin.query(statement, values);
     return rows as T;
   };
   return {
-    config: { ...testServer, database: name },
+    config: { ...server, database: name },
     query,
     users: () => query('SELECT id, name, email FROM users ORDER BY id'),
     async drop() {

@@ -1,7 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { spawnScript, type Exit, type ScriptOptions } from './child-process.js';
 
-/** `node --import tsx src/main.ts` as a child, with its stdout split into log lines as they come. */
+/** `node --import tsx src/main.ts` (or another script) as a child, with its stdout split into log lines as they come. */
 export class ServiceProcess {
   readonly lines: string[] = [];
   stderr = '';
@@ -9,8 +9,8 @@ export class ServiceProcess {
   private readonly child: ChildProcess;
   private readonly waiters = new Set<() => void>();
 
-  constructor(vars: Record<string, string>, options: ScriptOptions = {}) {
-    this.child = spawnScript('src/main.ts', vars, options);
+  constructor(vars: Record<string, string>, script = 'src/main.ts', options: ScriptOptions = {}) {
+    this.child = spawnScript(script, vars, options);
     let partial = '';
     this.child.stdout!.on('data', (chunk: Buffer) => {
       const parts = (partial + chunk.toString()).split('\n');

@@ -1,4 +1,5 @@
-import { createApp, type App } from '../../src/app.js';
+import { createApp, type App, type MetricsOptions } from '../../src/app.js';
+import type { ApiCompat, GuessingLimits } from '../../src/config.js';
 import type { PoolTuning } from '../../src/db/pool.js';
 import { serverLimits, type ServerLimits } from '../../src/http/server.js';
 import { createLogger } from '../../src/log.js';
@@ -22,6 +23,10 @@ export interface ServiceOptions {
   db?: TestDatabase;
   /** HTTP limits to replace, e.g. timeouts of a second or two instead of the production ones. */
   serverLimits?: Partial<ServerLimits>;
+  apiCompat?: ApiCompat;
+  guessing?: GuessingLimits;
+  trustProxy?: boolean;
+  metrics?: MetricsOptions;
 }
 
 /** Starts the real service on 127.0.0.1, port 0, against a fresh database with the ten seed users. */
@@ -36,6 +41,12 @@ export async function startService(label: string, options: ServiceOptions = {}):
     ...(options.serverLimits ? { serverLimits: { ...serverLimits, ...options.serverLimits } } : {}),
     schemaRetryMs: 200,
     schemaRetryMaxMs: 1000,
+    ...(options.apiCompat ? { apiCompat: options.apiCompat } : {}),
+    // Every test file's requests come from 127.0.0.1, and several send dozens of wrong passwords on
+    // purpose: with the production limit they would block themselves. Guessing tests set their own.
+    guessing: options.guessing ?? { maxFailures: 1_000_000, windowSeconds: 60 },
+    ...(options.trustProxy ? { trustProxy: options.trustProxy } : {}),
+    ...(options.metrics ? { metrics: options.metrics } : {}),
   });
   const address = await app.listen(0, '127.0.0.1');
   await app.prepareSchema();

@@ -1,3 +1,4 @@
+import type { ApiCompat } from '../../src/config.js';
 import { type ApiResponse, request } from '../helpers/http.js';
 import { TEST_PASSWORD } from '../helpers/service.js';
 import { badBodies, refusedRequests } from './bad-requests.js';
@@ -27,10 +28,34 @@ const idSchema = operation('getUser').parameters.find((parameter) => parameter.n
 const requestExamples = Object.entries(
   document.components.requestBodies!.UserInput!.content['application/json']!.examples!,
 );
+const patchExamples = Object.entries(
+  document.components.requestBodies!.UserPatch!.content['application/merge-patch+json']!.examples!,
+);
+/** Patch bodies refused, each with the documented example it produces. */
+const badPatches: Array<[what: string, body: unknown, example: string]> = [
+  ['neither name nor email', { id: 5 }, 'nameOrEmailRequired'],
+  ['an empty email', { email: '' }, 'emailEmpty'],
+  ['a null name', { name: null }, 'nameNotString'],
+  ['a name of 101 characters', { name: 'x'.repeat(101) }, 'nameTooLong'],
+  ['a JSON array', [], 'notAnObject'],
+];
 
-/** A request with a JSON body for POST and PUT, none otherwise. */
-const send = (method: string, path: string, body: unknown = validUser) => (baseUrl: string) =>
-  request(baseUrl, method, path, method === 'POST' || method === 'PUT' ? { json: body } : {});
+const STALE_TAG = '"ffffffffffffffffffffffffffffffff"';
+const withBody = new Set(['POST', 'PUT', 'PATCH']);
+
+/** A request with a JSON body for POST, PUT and PATCH, none otherwise. */
+const send = (method: string, path: string, body: unknown = validUser, headers: Record<string, string> = {}) => (baseUrl: string) =>
+  request(baseUrl, method, path, withBody.has(method) ? { json: body, headers } : { headers });
+
+/** A PATCH with a merge-patch body. */
+const sendPatch = (path: string, body: unknown, headers: Record<string, string> = {}) => (baseUrl: string) =>
+  request(baseUrl, 'PATCH', path, { body: JSON.stringify(body), headers: { 'content-type': 'application/merge-patch+json', ...headers } });
+
+/** GET of a user with its own current ETag in If-None-Match. */
+const sendRevalidation = (path: string) => async (baseUrl: string) => {
+  const current = (await request(baseUrl, 'GET', path)).headers.get('etag') ?? '"none"';
+  return request(baseUrl, 'GET', path, { headers: { 'if-none-match': current } });
+};
 
 /** A case: `answer` is the status and, when the body is fixed, the documented example it equals. */
 function row(
@@ -50,15 +75,35 @@ const requestLines = [
   ['getUser', 'GET', '/api/users/1'],
   ['createUser', 'POST', '/api/users'],
   ['updateUser', 'PUT', '/api/users/1'],
+  ['patchUser', 'PATCH', '/api/users/1'],
   ['deleteUser', 'DELETE', '/api/users/1'],
   ['getLiveness', 'GET', '/healthz'],
   ['getReadiness', 'GET', '/readyz'],
 ] as const;
-const userOperations = new Set(['listUsers', 'getUser', 'createUser', 'updateUser', 'deleteUser']);
+const userOperations = new Set(['listUsers', 'getUser', 'createUser', 'updateUser', 'patchUser', 'deleteUser']);
 const storageCalls = requestLines.filter(([operationId]) => userOperations.has(operationId));
 const shown = (path: string) => path.split('?')[0];
 
-const normal: Case[] = [
+/** The answers that differ between modes (spec 7.2), as [status, documented example]. */
+const wrongPassword: Record<ApiCompat, [number, string]> = {
+  contract: [401, 'invalidPassword'],
+  earlier: [200, 'wrongPassword'],
+  fastapi: [403, 'wrongPassword'],
+};
+const readMissing: Record<ApiCompat, [number, string]> = {
+  contract: [404, 'userNotFound'],
+  earlier: [500, 'userNotFound'],
+  fastapi: [404, 'userNotFound'],
+};
+
+/** Ten wrong passwords from one address (the service trusts X-Forwarded-For here), then the right one. */
+const afterTenFailures = async (baseUrl: string): Promise<ApiResponse> => {
+  const headers = { 'x-forwarded-for': `198.51.100.${Math.floor(Math.random() * 250) + 1}` };
+  for (let i = 0; i < 10; i++) await request(baseUrl, 'GET', '/api/users?pwd=wrong', { headers });
+  return request(baseUrl, 'GET', `/api/users?pwd=${TEST_PASSWORD}`, { headers });
+};
+
+const normalCases = (mode: ApiCompat): Case[] => [
   row(
     'listUsers',
     'GET /api/users with the password -> 200, an array of User',
@@ -70,14 +115,34 @@ const normal: Case[] = [
     ['with a wrong pwd', '/api/users?pwd=wrong'],
     ['with pwd given twice', `/api/users?pwd=${TEST_PASSWORD}&pwd=${TEST_PASSWORD}`],
   ].map(([what, path]) =>
-    row('listUsers', `GET /api/users ${what} -> 401 invalidPassword`, [401, 'invalidPassword'], send('GET', path!)),
+    row('listUsers', `GET /api/users ${what} -> ${wrongPassword[mode].join(' ')}`, wrongPassword[mode], send('GET', path!)),
+  ),
+  row(
+    'listUsers',
+    'GET /api/users after 10 wrong passwords from its address -> 429 tooManyFailedAttempts',
+    [429, 'tooManyFailedAttempts'],
+    afterTenFailures,
+  ),
+  row(
+    'listUsers',
+    'GET /api/users with the password and limit=2 -> 200, a page of User with a next Link',
+    [200],
+    send('GET', `/api/users?pwd=${TEST_PASSWORD}&limit=2`),
+  ),
+  ...[
+    ['limit=0', 'limitInvalid'],
+    ['limit=2&after=x', 'afterInvalid'],
+    ['after=3', 'afterWithoutLimit'],
+  ].map(([query, example]) =>
+    row('listUsers', `GET /api/users with the password and ${query} -> 400 ${example}`, [400, example], send('GET', `/api/users?pwd=${TEST_PASSWORD}&${query}`)),
   ),
   row('getUser', 'GET /api/users/1 -> 200, a User', [200], send('GET', '/api/users/1')),
+  row('getUser', 'GET /api/users/1 with its current ETag in If-None-Match -> 304, no body', [304], sendRevalidation('/api/users/1')),
   ...[ABSENT_USER, idSchema.minimum, idSchema.maximum].map((id) =>
     row(
       'getUser',
-      `GET /api/users/${String(id)} (no such user; documented ids reach the route) -> 404 userNotFound`,
-      [404, 'userNotFound'],
+      `GET /api/users/${String(id)} (no such user; documented ids reach the route) -> ${readMissing[mode].join(' ')}`,
+      readMissing[mode],
       send('GET', `/api/users/${String(id)}`),
     ),
   ),
@@ -111,6 +176,43 @@ const normal: Case[] = [
   ),
   row(
     'updateUser',
+    'PUT /api/users/2 with If-Match: * -> 200 updated, with the new ETag',
+    [200, 'updated'],
+    send('PUT', '/api/users/2', validUser, { 'if-match': '*' }),
+  ),
+  row(
+    'updateUser',
+    'PUT /api/users/2 with a stale If-Match -> 412 preconditionFailed',
+    [412, 'preconditionFailed'],
+    send('PUT', '/api/users/2', validUser, { 'if-match': STALE_TAG }),
+  ),
+  ...patchExamples.map(([name, { value }]) =>
+    row('patchUser', `PATCH /api/users/2 with the documented example "${name}" -> 200 updated`, [200, 'updated'], sendPatch('/api/users/2', value)),
+  ),
+  row('patchUser', 'PATCH /api/users/2 as application/json -> 200 updated', [200, 'updated'], send('PATCH', '/api/users/2', { name: 'Plain' })),
+  ...badPatches.map(([what, body, example]) =>
+    row('patchUser', `PATCH /api/users/${ABSENT_USER} with ${what} -> 400 ${example}`, [400, example], sendPatch(`/api/users/${ABSENT_USER}`, body)),
+  ),
+  ...badBodies
+    .filter((bad) => bad.status !== 400 || bad.example === 'invalidJson')
+    .map((bad) =>
+      row('patchUser', `PATCH /api/users/2 with ${bad.what} -> ${bad.status} ${bad.example}`, [bad.status, bad.example], bad.send('PATCH', '/api/users/2')),
+    ),
+  row('patchUser', 'PATCH of an absent user, valid body -> 404 userNotFound', [404, 'userNotFound'], sendPatch(`/api/users/${ABSENT_USER}`, { name: 'Ghost' })),
+  row(
+    'patchUser',
+    'PATCH /api/users/2 with a stale If-Match -> 412 preconditionFailed',
+    [412, 'preconditionFailed'],
+    sendPatch('/api/users/2', { name: 'Late' }, { 'if-match': STALE_TAG }),
+  ),
+  row(
+    'deleteUser',
+    'DELETE /api/users/4 with a stale If-Match -> 412 preconditionFailed',
+    [412, 'preconditionFailed'],
+    send('DELETE', '/api/users/4', undefined, { 'if-match': STALE_TAG }),
+  ),
+  row(
+    'updateUser',
     'PUT of an absent user, valid body -> 404 userNotFound',
     [404, 'userNotFound'],
     send('PUT', `/api/users/${ABSENT_USER}`),
@@ -136,17 +238,32 @@ const normal: Case[] = [
   ),
 ];
 
-const storageDown: Case[] = storageCalls.map(([operationId, method, path]) =>
-  row(
-    operationId,
-    `${method} ${shown(path)} with the users table renamed away -> 500 databaseError`,
-    [500, 'databaseError'],
-    send(method, path),
-    'storage-down',
+/** Storage calls that take paths of their own: a page of the list, and writes conditional on the version. */
+const otherStorageCalls: Array<[operationId: string, what: string, sender: Case['send']]> = [
+  ['listUsers', 'GET /api/users with limit=2', send('GET', `/api/users?pwd=${TEST_PASSWORD}&limit=2`)],
+  ['updateUser', 'PUT /api/users/1 with If-Match: *', send('PUT', '/api/users/1', validUser, { 'if-match': '*' })],
+  ['deleteUser', 'DELETE /api/users/1 with If-Match: *', send('DELETE', '/api/users/1', undefined, { 'if-match': '*' })],
+];
+
+const storageDown: Case[] = [
+  ...storageCalls.map(([operationId, method, path]) =>
+    row(
+      operationId,
+      `${method} ${shown(path)} with the users table renamed away -> 500 databaseError`,
+      [500, 'databaseError'],
+      send(method, path),
+      'storage-down',
+    ),
   ),
-);
+  ...otherStorageCalls.map(([operationId, what, sender]) =>
+    row(operationId, `${what} with the users table renamed away -> 500 databaseError`, [500, 'databaseError'], sender, 'storage-down'),
+  ),
+];
 
 const poolFull: Case[] = [
+  ...otherStorageCalls.map(([operationId, what, sender]) =>
+    row(operationId, `${what} with the connection queue full -> 503 busy`, [503, 'busy'], sender, 'pool-full'),
+  ),
   ...storageCalls.map(([operationId, method, path]) =>
     row(
       operationId,
@@ -165,7 +282,10 @@ const poolFull: Case[] = [
   ),
 ];
 
-export const cases: Case[] = [...normal, ...storageDown, ...poolFull];
+/** Every case, as a service in `mode` must answer it. */
+export function casesFor(mode: ApiCompat): Case[] {
+  return [...normalCases(mode), ...storageDown, ...poolFull];
+}
 
 /** Documented examples no case reproduces, and why. */
 export const examplesNotReproduced: Record<string, string> = {

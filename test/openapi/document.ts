@@ -16,6 +16,8 @@ export interface MediaType {
 
 export interface Header {
   schema: Schema;
+  /** A header the response always carries; others are checked when present. */
+  required?: boolean;
 }
 
 export interface Response {
@@ -74,41 +76,60 @@ export interface Operation {
 
 const HTTP_METHODS = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']);
 
-export const document = JSON.parse(readFileSync(projectFile('openapi.json'), 'utf8')) as OpenApiDocument;
-
-export function resolve<T>(value: T | Ref): T {
-  if (typeof value !== 'object' || value === null || !('$ref' in value)) return value as T;
-  const target = value.$ref
-    .replace(/^#\//, '')
-    .split('/')
-    .reduce<unknown>((node, key) => (node as Record<string, unknown> | undefined)?.[key], document);
-  if (target === undefined) throw new Error(`unresolved $ref ${value.$ref}`);
-  return resolve(target as T | Ref);
+/** One API description (openapi.json, or the one a server in a compatibility mode serves), its operations resolved. */
+export interface ApiDescription {
+  document: OpenApiDocument;
+  operations: Operation[];
+  operation(operationId: string): Operation;
 }
 
-export const operations: Operation[] = Object.entries(document.paths).flatMap(([path, item]) =>
-  Object.entries(item)
-    .filter(([method]) => HTTP_METHODS.has(method))
-    .map(([method, raw]) => {
-      const operation = raw as RawOperation;
-      return {
-        operationId: operation.operationId,
-        method: method.toUpperCase(),
-        path,
-        parameters: [...(item.parameters ?? []), ...(operation.parameters ?? [])].map((p) => resolve(p)),
-        ...(operation.requestBody ? { requestBody: resolve(operation.requestBody) } : {}),
-        responses: Object.fromEntries(
-          Object.entries(operation.responses).map(([status, response]) => [status, resolve(response)]),
-        ),
-      };
-    }),
-);
-
-export function operation(operationId: string): Operation {
-  const found = operations.find((candidate) => candidate.operationId === operationId);
-  if (!found) throw new Error(`no documented operation ${operationId}`);
-  return found;
+export function describeApi(document: OpenApiDocument): ApiDescription {
+  const resolve = <T>(value: T | Ref): T => {
+    if (typeof value !== 'object' || value === null || !('$ref' in value)) return value as T;
+    const target = value.$ref
+      .replace(/^#\//, '')
+      .split('/')
+      .reduce<unknown>((node, key) => (node as Record<string, unknown> | undefined)?.[key], document);
+    if (target === undefined) throw new Error(`unresolved $ref ${value.$ref}`);
+    return resolve(target as T | Ref);
+  };
+  const resolveHeaders = (response: Response): Response =>
+    response.headers
+      ? { ...response, headers: Object.fromEntries(Object.entries(response.headers).map(([name, header]) => [name, resolve<Header>(header)])) }
+      : response;
+  const operations: Operation[] = Object.entries(document.paths).flatMap(([path, item]) =>
+    Object.entries(item)
+      .filter(([method]) => HTTP_METHODS.has(method))
+      .map(([method, raw]) => {
+        const operation = raw as RawOperation;
+        return {
+          operationId: operation.operationId,
+          method: method.toUpperCase(),
+          path,
+          parameters: [...(item.parameters ?? []), ...(operation.parameters ?? [])].map((p) => resolve(p)),
+          ...(operation.requestBody ? { requestBody: resolve(operation.requestBody) } : {}),
+          responses: Object.fromEntries(
+            Object.entries(operation.responses).map(([status, response]) => [status, resolveHeaders(resolve(response))]),
+          ),
+        };
+      }),
+  );
+  return {
+    document,
+    operations,
+    operation(operationId) {
+      const found = operations.find((candidate) => candidate.operationId === operationId);
+      if (!found) throw new Error(`no documented operation ${operationId}`);
+      return found;
+    },
+  };
 }
+
+/** openapi.json itself: the contract. */
+export const contractApi = describeApi(JSON.parse(readFileSync(projectFile('openapi.json'), 'utf8')) as OpenApiDocument);
+export const document = contractApi.document;
+export const operations = contractApi.operations;
+export const operation = (operationId: string): Operation => contractApi.operation(operationId);
 
 /** The documented response key a status falls under: the exact code first, then its `NXX` range. */
 export function responseKey(op: Operation, status: number): string | undefined {

@@ -30,7 +30,7 @@ const apiAnswers: ReadonlyArray<readonly [string, number, () => RawRequest]> = [
   ['update', 200, () => jsonRequest('PUT', '/api/users/2', user('headers-update@example.com'))],
   ['delete', 200, () => rawRequest('DELETE', '/api/users/3')],
   ['unknown API path', 404, () => rawRequest('GET', '/api/nothing')],
-  ['method not allowed', 405, () => rawRequest('PATCH', '/api/users/1')],
+  ['method not allowed', 405, () => rawRequest('POST', '/api/users/1')],
   ['CORS preflight', 204, () => rawRequest('OPTIONS', '/api/users/1', { headers: [['Origin', 'https://elsewhere.example'], ['Access-Control-Request-Method', 'PUT']] })],
   ['headers too large', 431, () => rawRequest('GET', '/api/users/1', { headers: [['X-Big', 'a'.repeat(20_000)]] })],
   ['malformed request', 400, () => ({ parts: [Buffer.from('GET /api/users/1 HTTP/1.1\r\nBad Header\r\n\r\n')] })],

@@ -78,4 +78,45 @@ describe('coalesced store operations', () => {
     const stored = (await db.users()).filter(({ id }) => id > 3).map(({ name }) => name);
     assert.deepEqual(stored.sort(), ['Kept A', 'Kept B']);
   });
+
+  test('creates in one batch: each caller gets the id of its own row', async () => {
+    const names = ['Batch A', 'Batch B', 'Batch C', 'Batch D'];
+    const ids = await Promise.all(names.map((name, i) => store.create(name, `batch${i}@x.io`)));
+    const stored = await db.query<Array<{ id: number; name: string }>>('SELECT id, name FROM users WHERE id IN (?)', [ids]);
+    assert.deepEqual(ids.map((id) => stored.find((row) => row.id === id)?.name), names);
+  });
+
+  test('creates in one batch with a refused row: the rows stored one by one still get their own ids', async () => {
+    const outcomes = await Promise.allSettled([store.create('Alone A', 'alone-a@x.io'), store.create('x'.repeat(101), 'long@x.io'), store.create('Alone B', 'alone-b@x.io')]);
+    const ids = outcomes.map((outcome) => (outcome.status === 'fulfilled' ? outcome.value : undefined));
+    const stored = await db.query<Array<{ id: number; name: string }>>('SELECT id, name FROM users WHERE id > 3 ORDER BY id');
+    assert.deepEqual([ids[0], ids[2]].map((id) => stored.find((row) => row.id === id)?.name), ['Alone A', 'Alone B']);
+    assert.equal(ids[1], undefined);
+  });
+});
+
+describe('coalesced creates with the auto-increment step of a three-node Galera cluster', () => {
+  let db: TestDatabase;
+  let pool: Pool;
+  let store: UserStore;
+
+  before(async () => {
+    db = await createTestDatabase('coalescing_step');
+    await ensureSchema(db.config);
+    pool = createPool(db.config, { connectionLimit: 4, queueLimit: 100, connectTimeoutMs: 2000, sessionAutoIncrement: { increment: 3, offset: 2 } });
+    store = new UserStore(pool);
+  });
+
+  after(async () => {
+    await endPool(pool);
+    await db.drop();
+  });
+
+  test('64 creates in one batch (one INSERT ... RETURNING): ids step by 3 and each caller gets the id of its own row', async () => {
+    const names = Array.from({ length: 64 }, (_, i) => `Stepped ${i}`);
+    const ids = await Promise.all(names.map((name, i) => store.create(name, `step${i}@x.io`)));
+    const stored = await db.query<Array<{ id: number; name: string }>>('SELECT id, name FROM users WHERE id IN (?)', [ids]);
+    assert.deepEqual(ids.map((id) => stored.find((row) => row.id === id)?.name), names);
+    for (let i = 1; i < ids.length; i++) assert.equal(ids[i]! - ids[i - 1]!, 3, 'one statement: consecutive steps of 3');
+  });
 });

@@ -67,6 +67,16 @@ describe('loadConfig: invalid values -> ConfigError naming the variable', () => 
     ['DB_NAME', 'users; DROP DATABASE x'],
     ['DB_NAME', 'a`b'],
     ['DB_NAME', 'n'.repeat(65)],
+    ['API_COMPAT', 'flask'],
+    ['API_COMPAT', 'Contract'],
+    ['AUTH_MAX_FAILURES', '0'],
+    ['AUTH_MAX_FAILURES', '-3'],
+    ['AUTH_MAX_FAILURES', 'ten'],
+    ['AUTH_WINDOW_S', '1.5'],
+    ['AUTH_WINDOW_S', '0'],
+    ['TRUST_PROXY', 'yes'],
+    ['METRICS', 'true'],
+    ['METRICS_PORT', '70000'],
   ];
   for (const [variable, value] of rows) {
     test(`${variable}=${JSON.stringify(value)} -> ConfigError mentioning ${variable}`, () => {
@@ -117,4 +127,35 @@ describe('loadConfig: LOG_FORMAT', () => {
   test('another value -> ConfigError naming LOG_FORMAT', () => {
     assert.throws(() => loadConfig({ LOG_FORMAT: 'xml' }), (error: unknown) => error instanceof ConfigError && /LOG_FORMAT/.test(error.message));
   });
+});
+
+describe('loadConfig: operations and security settings', () => {
+  test('defaults: contract answers, 10 failures per 60 s, no proxy trusted, metrics off', () => {
+    const config = loadConfig({});
+    assert.equal(config.apiCompat, 'contract');
+    assert.deepEqual(config.guessing, { maxFailures: 10, windowSeconds: 60 });
+    assert.equal(config.trustProxy, false);
+    assert.equal(config.metrics, false);
+    assert.equal(config.metricsPort, undefined);
+  });
+
+  test('every variable is read', () => {
+    const config = loadConfig({
+      API_COMPAT: 'fastapi',
+      AUTH_MAX_FAILURES: '5',
+      AUTH_WINDOW_S: '300',
+      TRUST_PROXY: '1',
+      METRICS: 'on',
+      METRICS_PORT: '9464',
+    });
+    assert.equal(config.apiCompat, 'fastapi');
+    assert.deepEqual(config.guessing, { maxFailures: 5, windowSeconds: 300 });
+    assert.equal(config.trustProxy, true);
+    assert.equal(config.metrics, true);
+    assert.equal(config.metricsPort, 9464);
+  });
+
+  for (const mode of ['contract', 'earlier', 'fastapi']) {
+    test(`API_COMPAT=${mode} is accepted`, () => assert.equal(loadConfig({ API_COMPAT: mode }).apiCompat, mode));
+  }
 });

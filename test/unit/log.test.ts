@@ -102,8 +102,8 @@ describe('createLogger pretty: short readable lines for a terminal', () => {
 
   test('the access log line carries the redacted target, never the password', () => {
     const { lines, logger } = pretty();
-    logger.request('GET', redactTarget('/api/users', 'pwd=hunter2'), 200, 3);
-    assert.match(lines[0]!, / INFO  GET \/api\/users\?pwd=\[REDACTED\] 200 durationMs=3\n$/);
+    logger.request('GET', redactTarget('/api/users', 'pwd=hunter2'), 200, 3, 'req-1');
+    assert.match(lines[0]!, / INFO  GET \/api\/users\?pwd=\[REDACTED\] 200 durationMs=3 requestId=req-1\n$/);
     assert.ok(!lines[0]!.includes('hunter2'));
   });
 });

@@ -16,18 +16,18 @@ function build(): Router<string> {
 describe('Router.match', () => {
   const router = build();
   const found = [
-    { method: 'GET', path: '/api/users', handler: 'list', params: {} },
-    { method: 'POST', path: '/api/users', handler: 'create', params: {} },
-    { method: 'GET', path: '/api/users/42', handler: 'read', params: { id: '42' } },
-    { method: 'PUT', path: '/api/users/7', handler: 'update', params: { id: '7' } },
-    { method: 'DELETE', path: '/api/users/7', handler: 'delete', params: { id: '7' } },
-    { method: 'HEAD', path: '/api/users/7', handler: 'read', params: { id: '7' } },
-    { method: 'HEAD', path: '/api/users', handler: 'list', params: {} },
-    { method: 'GET', path: '/files/a.css', handler: 'file', params: { name: 'a.css' } },
+    { method: 'GET', path: '/api/users', handler: 'list', params: {}, route: '/api/users' },
+    { method: 'POST', path: '/api/users', handler: 'create', params: {}, route: '/api/users' },
+    { method: 'GET', path: '/api/users/42', handler: 'read', params: { id: '42' }, route: '/api/users/{id}' },
+    { method: 'PUT', path: '/api/users/7', handler: 'update', params: { id: '7' }, route: '/api/users/{id}' },
+    { method: 'DELETE', path: '/api/users/7', handler: 'delete', params: { id: '7' }, route: '/api/users/{id}' },
+    { method: 'HEAD', path: '/api/users/7', handler: 'read', params: { id: '7' }, route: '/api/users/{id}' },
+    { method: 'HEAD', path: '/api/users', handler: 'list', params: {}, route: '/api/users' },
+    { method: 'GET', path: '/files/a.css', handler: 'file', params: { name: 'a.css' }, route: '/files/{name}' },
   ];
-  for (const { method, path, handler, params } of found) {
-    test(`${method} ${path} -> ${handler} with ${JSON.stringify(params)}`, () => {
-      assert.deepEqual(router.match(method, path), { kind: 'found', handler, params });
+  for (const { method, path, handler, params, route } of found) {
+    test(`${method} ${path} -> ${handler} with ${JSON.stringify(params)}, route template ${route}`, () => {
+      assert.deepEqual(router.match(method, path), { kind: 'found', handler, params, route });
     });
   }
 
@@ -48,21 +48,21 @@ describe('Router.match', () => {
   }
 
   const notAllowed = [
-    { method: 'PATCH', path: '/api/users/1', allow: 'GET, HEAD, PUT, DELETE, OPTIONS' },
-    { method: 'POST', path: '/api/users/1', allow: 'GET, HEAD, PUT, DELETE, OPTIONS' },
-    { method: 'DELETE', path: '/api/users', allow: 'GET, HEAD, POST, OPTIONS' },
-    { method: 'POST', path: '/files/x', allow: 'GET, HEAD, OPTIONS' },
+    { method: 'PATCH', path: '/api/users/1', allow: 'GET, HEAD, PUT, DELETE, OPTIONS', route: '/api/users/{id}' },
+    { method: 'POST', path: '/api/users/1', allow: 'GET, HEAD, PUT, DELETE, OPTIONS', route: '/api/users/{id}' },
+    { method: 'DELETE', path: '/api/users', allow: 'GET, HEAD, POST, OPTIONS', route: '/api/users' },
+    { method: 'POST', path: '/files/x', allow: 'GET, HEAD, OPTIONS', route: '/files/{name}' },
   ];
-  for (const { method, path, allow } of notAllowed) {
+  for (const { method, path, allow, route } of notAllowed) {
     test(`${method} ${path} -> method not allowed, Allow: ${allow}`, () => {
-      assert.deepEqual(router.match(method, path), { kind: 'method-not-allowed', allow });
+      assert.deepEqual(router.match(method, path), { kind: 'method-not-allowed', allow, route });
     });
   }
 
   test('an exact path wins over a pattern that would also match', () => {
     const router = new Router<string>().add('GET', '/a/:x', 'pattern').add('GET', '/a/b', 'exact');
-    assert.deepEqual(router.match('GET', '/a/b'), { kind: 'found', handler: 'exact', params: {} });
-    assert.deepEqual(router.match('GET', '/a/c'), { kind: 'found', handler: 'pattern', params: { x: 'c' } });
+    assert.deepEqual(router.match('GET', '/a/b'), { kind: 'found', handler: 'exact', params: {}, route: '/a/b' });
+    assert.deepEqual(router.match('GET', '/a/c'), { kind: 'found', handler: 'pattern', params: { x: 'c' }, route: '/a/{x}' });
   });
 
   test('a parameter without a rule matches any non-empty segment', () => {
@@ -72,12 +72,14 @@ describe('Router.match', () => {
   });
 });
 
-describe('Router.allowedMethods', () => {
+describe('Router.lookup', () => {
   const router = build();
-  test('the methods of an exact path, of a pattern path, and undefined for no route', () => {
-    assert.equal(router.allowedMethods('/api/users'), 'GET, HEAD, POST, OPTIONS');
-    assert.equal(router.allowedMethods('/api/users/5'), 'GET, HEAD, PUT, DELETE, OPTIONS');
-    assert.equal(router.allowedMethods('/api/users/x'), undefined);
-    assert.equal(router.allowedMethods('/elsewhere'), undefined);
+  test('the methods and route template of an exact path, of a pattern path, and undefined for no route', () => {
+    assert.equal(router.lookup('/api/users')?.allow, 'GET, HEAD, POST, OPTIONS');
+    assert.equal(router.lookup('/api/users')?.route, '/api/users');
+    assert.equal(router.lookup('/api/users/5')?.allow, 'GET, HEAD, PUT, DELETE, OPTIONS');
+    assert.equal(router.lookup('/api/users/5')?.route, '/api/users/{id}');
+    assert.equal(router.lookup('/api/users/x'), undefined);
+    assert.equal(router.lookup('/elsewhere'), undefined);
   });
 });

@@ -34,7 +34,7 @@ const raw = (tried: string, text: string, expect: CorpusCase['expect']): CorpusC
 const malformed = { status: 400, error: errors.malformed, closes: true };
 const methodNotAllowed = (allow: string) => ({ status: 405, error: errors.methodNotAllowed, allow });
 const USERS_ALLOW = 'GET, HEAD, POST, OPTIONS';
-const USER_ALLOW = 'GET, HEAD, PUT, DELETE, OPTIONS';
+const USER_ALLOW = 'GET, HEAD, PUT, PATCH, DELETE, OPTIONS';
 
 export const headerCases: CorpusCase[] = [
   // Content-Type.
@@ -54,7 +54,7 @@ export const headerCases: CorpusCase[] = [
   { group: 'Header', tried: 'one header of 20 000 bytes', request: rawRequest('GET', USER_1, { headers: [['X-Big', 'a'.repeat(20_000)]] }), expect: { status: 431, error: errors.headersTooLarge, closes: true } },
   { group: 'Header', tried: '3 000 small headers', request: rawRequest('GET', USER_1, { headers: Array.from({ length: 3000 }, (_, i) => [`X-H${i}`, 'v'] as const) }), expect: { status: 431, error: errors.headersTooLarge, closes: true } },
   // Methods.
-  { group: 'Header', tried: 'PATCH, which the API does not have', request: rawRequest('PATCH', USER_1, { headers: [['Content-Type', 'application/json']], body }), expect: methodNotAllowed(USER_ALLOW) },
+  { group: 'Header', tried: 'PATCH on the collection', request: rawRequest('PATCH', USERS, { headers: [['Content-Type', 'application/json']], body }), expect: methodNotAllowed(USERS_ALLOW) },
   { group: 'Header', tried: 'DELETE on the collection', request: rawRequest('DELETE', USERS), expect: methodNotAllowed(USERS_ALLOW) },
   { group: 'Header', tried: 'PUT on the collection', request: rawRequest('PUT', USERS, { headers: [['Content-Type', 'application/json']], body }), expect: methodNotAllowed(USERS_ALLOW) },
   { group: 'Header', tried: 'POST on one user', request: rawRequest('POST', USER_1, { headers: [['Content-Type', 'application/json']], body }), expect: methodNotAllowed(USER_ALLOW) },

@@ -1,0 +1,72 @@
+import type { ApiCompat } from '../config.js';
+
+type Json = Record<string, unknown>;
+
+const MESSAGE = { $ref: '#/components/schemas/Message' };
+const WRONG_PASSWORD_MATE = 'Wrong password mate';
+const userNotFoundMessage = { userNotFound: { summary: 'Unknown id', value: { message: 'User not found' } } };
+
+const notes: Record<Exclude<ApiCompat, 'contract'>, string> = {
+  earlier:
+    'a wrong, missing or repeated `pwd` on the list is answered 200 with the plain-text body `Wrong password mate`; ' +
+    'reading a missing user 500 `{"message": "User not found"}`; deleting one 404 `{"message": "User not found"}`',
+  fastapi:
+    'a wrong, missing or repeated `pwd` on the list is answered 403 `{"message": "Wrong password mate"}`; ' +
+    'reading or deleting a missing user 404 `{"message": "User not found"}`',
+};
+
+/**
+ * The API description of the service as it runs: openapi.json describes the contract, and an
+ * API_COMPAT mode changes exactly the answers it changes in the server, so the docs page and
+ * generated clients agree with what the server does.
+ */
+export function describeMode(contract: Json, mode: ApiCompat): Json {
+  if (mode === 'contract') return contract;
+  const doc = structuredClone(contract) as Json & { info: Json; paths: Record<string, Record<string, { responses: Json }>> };
+  doc.info.description = `${String(doc.info.description)}\n\n**Compatibility mode \`${mode}\`.** This server runs with \`API_COMPAT=${mode}\`, answering as an older implementation did: ${notes[mode]}. Everything else is as described above.`;
+  const list = doc.paths['/api/users']!.get!.responses;
+  const read = doc.paths['/api/users/{id}']!.get!.responses;
+  const remove = doc.paths['/api/users/{id}']!.delete!.responses;
+  delete list['401'];
+  delete read['404'];
+  remove['404'] = messageResponse('No user has this id.', userNotFoundMessage);
+  if (mode === 'earlier') {
+    const ok = list['200'] as { description: string; content: Json };
+    ok.description += ` A wrong, missing or repeated \`pwd\` is also answered 200, with the plain-text body \`${WRONG_PASSWORD_MATE}\`.`;
+    ok.content['text/plain'] = {
+      schema: { type: 'string', const: WRONG_PASSWORD_MATE },
+      examples: { wrongPassword: { summary: 'Wrong or missing password', value: WRONG_PASSWORD_MATE } },
+    };
+    read['500'] = {
+      description: 'No user has this id (`message`), or the database failed (`error`; the details go to the server log).',
+      content: {
+        'application/json': {
+          schema: { oneOf: [{ $ref: '#/components/schemas/Error' }, MESSAGE] },
+          examples: {
+            ...userNotFoundMessage,
+            databaseError: { summary: 'Database failure', value: { error: 'Database error' } },
+            internalError: { summary: 'Other unexpected failure', value: { error: 'Internal server error' } },
+          },
+        },
+      },
+    };
+  } else {
+    list['403'] = messageResponse('`pwd` is missing, wrong, or given more than once.', {
+      wrongPassword: { summary: 'Wrong or missing password', value: { message: WRONG_PASSWORD_MATE } },
+    });
+    read['404'] = messageResponse('No user has this id.', userNotFoundMessage);
+  }
+  for (const responses of [list, read, remove]) sortStatuses(responses);
+  return doc;
+}
+
+function messageResponse(description: string, examples: Json): Json {
+  return { description, content: { 'application/json': { schema: MESSAGE, examples } } };
+}
+
+/** Responses in status order, as in openapi.json, so the docs page lists them as usual. */
+function sortStatuses(responses: Json): void {
+  const sorted = Object.entries(responses).sort(([a], [b]) => a.localeCompare(b));
+  for (const [key] of sorted) delete responses[key];
+  for (const [key, value] of sorted) responses[key] = value;
+}

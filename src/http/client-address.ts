@@ -1,0 +1,23 @@
+import type { IncomingMessage } from 'node:http';
+
+const MAX_ADDRESS_LENGTH = 64;
+
+/**
+ * The address a request came from. Behind a reverse proxy (`trustProxy`) it is the last hop of
+ * `X-Forwarded-For`, the one the proxy itself appended; otherwise that header is ignored, since
+ * any client can write it.
+ */
+export function clientAddress(req: IncomingMessage, trustProxy: boolean): string {
+  if (trustProxy) {
+    const header = req.headers['x-forwarded-for'];
+    // Node joins repeated X-Forwarded-For lines with ", " already; the array form is for completeness.
+    const forwarded = Array.isArray(header) ? header.join(',') : header;
+    if (forwarded !== undefined) {
+      const last = forwarded.slice(forwarded.lastIndexOf(',') + 1).trim();
+      // An address is at most 45 characters (IPv6 with an IPv4 tail); anything longer is cut, so
+      // that the addresses remembered for password guessing stay small whatever a header holds.
+      if (last !== '') return last.length > MAX_ADDRESS_LENGTH ? last.slice(0, MAX_ADDRESS_LENGTH) : last;
+    }
+  }
+  return req.socket.remoteAddress ?? '';
+}

@@ -1,0 +1,47 @@
+import type { Database } from '../db/database.js';
+import { sql } from '../db/statements.js';
+import { etagHash, etagOf, tagMatches, type TagCondition } from './etag.js';
+import type { UserRow } from './user.js';
+
+/** The fields a write replaces (both for PUT, one or both for PATCH), or the user's removal. */
+export type Change = { name?: string; email?: string } | 'remove';
+
+export type WriteOutcome =
+  | { kind: 'done'; /** The user's new ETag; none after a removal. */ etag?: string }
+  | { kind: 'not-found' }
+  | { kind: 'precondition-failed' };
+
+const NOT_FOUND: WriteOutcome = { kind: 'not-found' };
+const PRECONDITION_FAILED: WriteOutcome = { kind: 'precondition-failed' };
+
+/**
+ * Writes that depend on the user's current version: those with If-Match, and partial updates
+ * (which must merge with what is stored and report the resulting ETag). Each attempt reads the
+ * user, decides 404 or 412 on that read, then writes with a statement that applies only while
+ * the row still has the ETag just read: a concurrent change in between makes it find no row, and
+ * the decision is taken again on the new version. So no write ever lands on a version its
+ * precondition did not accept, and the ETag reported is exactly that of the row written.
+ * These bypass batching: they are rare, and each needs its own answer from its own statement.
+ */
+export class ConditionalWrites {
+  constructor(private readonly db: Database) {}
+
+  async apply(id: number, change: Change, precondition: TagCondition | undefined): Promise<WriteOutcome> {
+    const deadline = this.db.deadlineSince(performance.now());
+    for (;;) {
+      const [row] = await this.db.read<UserRow[]>(sql.getUser, [id], deadline);
+      if (!row) return NOT_FOUND;
+      if (precondition && !tagMatches(precondition, etagOf(row))) return PRECONDITION_FAILED;
+      const current = etagHash(row);
+      if (change === 'remove') {
+        const result = await this.db.write(sql.deleteUserIfTag, [id, current], deadline);
+        if (result.affectedRows > 0) return { kind: 'done' };
+      } else {
+        const next: UserRow = { ...row, name: change.name ?? row.name, email: change.email ?? row.email };
+        const result = await this.db.write(sql.updateUserIfTag, [next.name, next.email, id, current], deadline);
+        if (result.affectedRows > 0) return { kind: 'done', etag: etagOf(next) };
+      }
+      // The user changed or went between the read and the write: decide again on what is stored now.
+    }
+  }
+}

@@ -1,0 +1,3 @@
+import { runConformance } from './conformance.js';
+
+runConformance('fastapi');

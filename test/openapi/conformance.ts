@@ -1,0 +1,152 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { Pool, PoolConnection } from 'mysql2';
+import type { ApiCompat } from '../../src/config.js';
+import { registerDocsRoutes } from '../../src/docs/routes.js';
+import type { Handler } from '../../src/http/context.js';
+import { Router } from '../../src/http/router.js';
+import { request, type ApiResponse } from '../helpers/http.js';
+import { startService, type RunningService, type ServiceOptions } from '../helpers/service.js';
+import { casesFor, examplesNotReproduced, type Case, type Setup } from './cases.js';
+import { contractApi, describeApi, responseKey, routerPath, type ApiDescription, type OpenApiDocument } from './document.js';
+import { schemaErrors } from './schemas.js';
+
+/**
+ * The conformance suite for a service in one API_COMPAT mode: the description it serves at
+ * /openapi.json agrees with its router, and every real answer is documented there exactly.
+ */
+export function runConformance(mode: ApiCompat): void {
+  let service: RunningService;
+  let api: ApiDescription;
+  const cases = casesFor(mode);
+  // The production limits on password guessing, with a trusted proxy so one case can use an address of its own.
+  const options: ServiceOptions = { apiCompat: mode, trustProxy: true, guessing: { maxFailures: 10, windowSeconds: 60 } };
+
+  before(async () => {
+    service = await startService(`openapi_${mode}`, options);
+    api = describeApi((await request(service.baseUrl, 'GET', '/openapi.json')).json as OpenApiDocument);
+  });
+  after(() => service?.close());
+
+  describe(`the served /openapi.json (API_COMPAT=${mode}) and the router agree`, () => {
+    if (mode === 'contract') {
+      test('the contract mode serves openapi.json as it is', () => {
+        assert.deepEqual(api.document, contractApi.document);
+      });
+    } else {
+      test('a compatibility mode says so in the description it serves', () => {
+        assert.match(String((api.document as unknown as { info: { description: string } }).info.description), new RegExp(`API_COMPAT=${mode}`));
+      });
+    }
+
+    test('every API route the app serves is documented and every documented operation is served', () => {
+      const docsOnly = new Router<Handler>();
+      registerDocsRoutes(docsOnly);
+      const docsRoutes = new Set(docsOnly.routes().map(({ method, path }) => `${method} ${path}`));
+      const served = service.app
+        .routes()
+        .map(({ method, path }) => `${method} ${path}`)
+        .filter((route) => !docsRoutes.has(route));
+      const documented = api.operations.map(({ method, path }) => `${method} ${routerPath(path)}`);
+      assert.deepEqual(served.sort(), documented.sort());
+    });
+
+    test('every documented response status of every operation is provoked by a case below', () => {
+      const provoked = new Set(cases.map((c) => `${c.operationId} ${responseKey(api.operation(c.operationId), c.status)}`));
+      const documented = api.operations.flatMap((op) => Object.keys(op.responses).map((key) => `${op.operationId} ${key}`));
+      assert.deepEqual(documented.filter((response) => !provoked.has(response)), []);
+    });
+
+    test('every documented response example is reproduced exactly by a case below, or says why it cannot be', () => {
+      // By name, not by status key: a 400 example of the shared 4XX response is shadowed by an
+      // operation's own 400 response, which documents the same example.
+      const reproduced = new Set(cases.map((c) => `${c.operationId} ${c.example}`));
+      const missing = api.operations.flatMap((op) =>
+        Object.values(op.responses).flatMap((response) =>
+          Object.values(response.content ?? {}).flatMap((media) =>
+            Object.keys(media.examples ?? {})
+              .filter((name) => !(name in examplesNotReproduced))
+              .map((name) => `${op.operationId} ${name}`)
+              .filter((example) => !reproduced.has(example)),
+          ),
+        ),
+      );
+      assert.deepEqual(missing, []);
+    });
+  });
+
+  describe('real responses have a documented status, media type, schema, headers and example', () => {
+    runCases('normal');
+  });
+
+  describe('with the users table renamed away', () => {
+    before(() => service.db.query('RENAME TABLE users TO users_away'));
+    after(() => service.db.query('RENAME TABLE users_away TO users'));
+    runCases('storage-down');
+  });
+
+  describe('with the only database connection held and its one-slot wait queue full', () => {
+    let busy: RunningService;
+    let held: Promise<PoolConnection>;
+    let queued: Promise<PoolConnection>;
+    before(async () => {
+      busy = await startService(`openapi_busy_${mode}`, {
+        ...options,
+        db: service.db,
+        poolTuning: { connectionLimit: 1, queueLimit: 1, connectTimeoutMs: 5000 },
+      });
+      held = takeConnection(busy.app.pool);
+      queued = takeConnection(busy.app.pool);
+      await held;
+    });
+    after(async () => {
+      (await held).release();
+      (await queued).release();
+      await busy.close();
+    });
+    runCases('pool-full', () => busy.baseUrl);
+  });
+
+  function runCases(setup: Setup, baseUrl = () => service.baseUrl): void {
+    for (const c of cases.filter((candidate) => candidate.setup === setup)) {
+      test(c.rule, async () => assertDocumented(api, c, await c.send(baseUrl())));
+    }
+  }
+}
+
+function assertDocumented(api: ApiDescription, c: Case, res: ApiResponse): void {
+  assert.equal(res.status, c.status, `body: ${res.text}`);
+  const op = api.operation(c.operationId);
+  const key = responseKey(op, res.status);
+  assert.ok(key, `${res.status} is not documented for ${c.operationId}`);
+  const documented = op.responses[key]!;
+  for (const [name, header] of Object.entries(documented.headers ?? {})) {
+    const value = res.headers.get(name);
+    if (header.required) assert.notEqual(value, null, `documented header ${name} is missing`);
+    if (value === null) continue;
+    const typed = header.schema.type === 'integer' ? Number(value) : value;
+    assert.equal(schemaErrors(header.schema, typed), undefined, `header ${name}: ${value}`);
+  }
+  if (!documented.content) {
+    assert.equal(res.text, '', `${c.operationId} ${key} is documented without a body`);
+    return;
+  }
+  const mediaType = res.headers.get('content-type')?.split(';')[0]?.trim() ?? '(none)';
+  const media = documented.content[mediaType];
+  assert.ok(media, `Content-Type ${mediaType} is not documented for ${c.operationId} ${key}`);
+  // The earlier variant's one plain-text answer is compared as text; every other body is JSON.
+  const body = mediaType === 'text/plain' ? res.text : res.json;
+  assert.notEqual(body, undefined, `the body is not JSON: ${res.text}`);
+  assert.equal(schemaErrors(media.schema, body), undefined, `body: ${res.text}`);
+  if (c.example) {
+    const example = media.examples?.[c.example];
+    assert.ok(example, `no example ${c.example} documented for ${c.operationId} ${key}`);
+    assert.deepEqual(body, example.value);
+  }
+}
+
+function takeConnection(pool: Pool): Promise<PoolConnection> {
+  return new Promise((resolve, reject) => {
+    pool.getConnection((error, connection) => (error ? reject(error) : resolve(connection)));
+  });
+}
