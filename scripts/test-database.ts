@@ -1,9 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import mysql from 'mysql2';
-import { freeTcpPort, startPrivateServer } from '../src/db/embedded/index.js';
-import { sql } from '../src/db/statements.js';
+import { answersAsRoot, freeTcpPort, startPrivateServer } from '../src/db/embedded/index.js';
 
 /** The server the test run uses, and how to let it go afterwards. */
 export interface TestDatabase {
@@ -22,7 +20,7 @@ export async function chooseTestDatabase(env: NodeJS.ProcessEnv = process.env): 
   if (env.TEST_DB_HOST) {
     return { env: {}, shown: `TEST_DB_HOST=${env.TEST_DB_HOST}`, stop: async () => {} };
   }
-  if (await answersAt('127.0.0.1', 3306)) {
+  if (await answersAsRoot({ host: '127.0.0.1', port: 3306 })) {
     return { env: {}, shown: '127.0.0.1:3306', stop: async () => {} };
   }
   const dataDir = mkdtempSync(join(tmpdir(), 'usvc-test-db-'));
@@ -42,15 +40,4 @@ export async function chooseTestDatabase(env: NodeJS.ProcessEnv = process.env): 
     rmSync(dataDir, { recursive: true, force: true });
     throw error;
   }
-}
-
-function answersAt(host: string, port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const connection = mysql.createConnection({ host, port, user: 'root', connectTimeout: 2000 });
-    connection.on('error', () => {});
-    connection.query(sql.serverAnswers, (error) => {
-      connection.destroy();
-      resolve(!error);
-    });
-  });
 }
