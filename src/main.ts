@@ -91,6 +91,6 @@ try {
 } catch (error) {
   await app.close(0);
   await database.stop();
-  fail(`Cannot listen on ${config.host}:${config.port}: ${(error as Error).message}`);
+  fail(`Cannot start: ${(error as Error).message}`);
 }
 void app.prepareSchema();
