@@ -88,8 +88,10 @@ export async function startPrivateServer(options: PrivateServerOptions): Promise
   recordOwner(files);
 
   let stopping: Promise<void> | undefined;
+  // A server that has already ended is not signalled: its pid may belong to another process by now.
+  const ended = (): boolean => child.exitCode !== null || child.signalCode !== null;
   const stop = (): Promise<void> =>
-    (stopping ??= stopPid(pid, stopTimeoutMs)
+    (stopping ??= (ended() ? Promise.resolve() : stopPid(pid, stopTimeoutMs))
       .then(() => exited)
       .then(() => rmSync(files.ownerFile, { force: true })));
   try {
