@@ -1,5 +1,5 @@
 import { openSync, closeSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { freeTcpPort } from '../src/db/embedded/free-port.js';
 import type { StdioOptions } from 'node:child_process';
 import { join } from 'node:path';
 import type { DbConfig } from '../src/config.js';
@@ -27,7 +27,7 @@ export async function startService(
   { serviceLog: log, profile, metrics, workers = 1 }: Pick<BenchOptions, 'serviceLog' | 'profile'> &
     Partial<Pick<BenchOptions, 'metrics' | 'workers'>>,
 ): Promise<RunningService> {
-  const port = await freePort();
+  const port = await freeTcpPort();
   const env = {
     ...process.env,
     HOST: '127.0.0.1',
@@ -72,16 +72,4 @@ async function waitUntilReady(baseUrl: string, exited: () => boolean): Promise<v
     if (ready) return;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-}
-
-/** A port nobody listens on right now (the service binds it a moment later). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
 }

@@ -24,8 +24,10 @@ export interface AppOptions {
   accessPassword: string;
   logger: Logger;
   poolTuning?: PoolTuning;
-  /** Pause between attempts to create the schema while the database is unreachable. */
+  /** First pause between attempts to create the schema while the database is unreachable; it doubles each time. */
   schemaRetryMs?: number;
+  /** The longest pause between attempts. Default 30 s. */
+  schemaRetryMaxMs?: number;
   /** HTTP timeouts and sizes; defaults to serverLimits. */
   serverLimits?: Readonly<ServerLimits>;
   /** Whose answers to give where the implementations differ; the contract's by default. */
@@ -74,7 +76,7 @@ export function createApp(options: AppOptions): App {
     return options.metrics?.read ? options.metrics.read(metrics) : metrics.registry.snapshot();
   };
   let schemaReady = false;
-  const schemaSetup = new SchemaSetup(db, logger, options.schemaRetryMs);
+  const schemaSetup = new SchemaSetup(db, logger, options.schemaRetryMs, options.schemaRetryMaxMs);
 
   const router = new Router<Handler>();
   const trustProxy = options.trustProxy ?? false;

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { availableParallelism } from 'node:os';
+import { resolve } from 'node:path';
 
 export interface DbNode {
   host: string;
@@ -12,7 +13,23 @@ export interface DbConfig extends DbNode {
   database: string;
   /** Set when DB_HOST lists more than one server: all of them, in order (host and port are the first). */
   nodes?: DbNode[];
+  /** A Unix socket to connect on instead of host and port (the embedded database's). */
+  socketPath?: string;
 }
+
+/** `DB_HOST=embedded`: a private server the service starts itself, with its data kept here. */
+export interface EmbeddedDbConfig {
+  /** Absolute path of DB_EMBEDDED_DIR. */
+  dataDir: string;
+  /** DB_EMBEDDED_DIR as given (`./data/mysql` by default), for the start-up line. */
+  dataDirShown: string;
+  /** DB_EMBEDDED_BIN: the server binary to use, instead of searching for one. */
+  bin?: string;
+}
+
+export type LogFormat = 'json' | 'pretty';
+
+export const EMBEDDED_HOST = 'embedded';
 
 /** Which implementation's answers the service gives where they differ (spec section 7.2). */
 export const apiCompatModes = ['contract', 'earlier', 'fastapi'] as const;
@@ -34,6 +51,10 @@ export interface Config {
   workers: number;
   /** Database connections per worker. */
   poolSize: number;
+  /** Present when DB_HOST is `embedded`. */
+  embedded?: EmbeddedDbConfig;
+  /** LOG_FORMAT; unset means JSON unless stdout is a terminal. */
+  logFormat?: LogFormat;
   accessPassword: string;
   /** True when ACCESS_PASSWORD was unset and a random one was generated for this run. */
   accessPasswordGenerated: boolean;
@@ -116,8 +137,10 @@ export function parseHostList(raw: string, defaultPort: number): DbNode[] {
   });
 }
 
-function dbConfig(env: Env): DbConfig {
-  const nodes = parseHostList(text(env, 'DB_HOST', 'db'), port(env, 'DB_PORT', 3306));
+/** `embedded` stays as it is: the embedded database replaces it with its socket at start. */
+function dbConfig(env: Env, dbHost: string): DbConfig {
+  const defaultPort = port(env, 'DB_PORT', 3306);
+  const nodes = dbHost === EMBEDDED_HOST ? [{ host: dbHost, port: defaultPort }] : parseHostList(dbHost, defaultPort);
   return {
     ...nodes[0]!,
     user: text(env, 'DB_USER', 'root'),
@@ -127,14 +150,46 @@ function dbConfig(env: Env): DbConfig {
   };
 }
 
-export function loadConfig(env: Env = process.env): Config {
+/** Unset: chosen at start by whether stdout is a terminal. */
+function logFormat(env: Env): LogFormat | undefined {
+  return text(env, 'LOG_FORMAT', '') === '' ? undefined : oneOf<LogFormat>(env, 'LOG_FORMAT', ['json', 'pretty'], 'json');
+}
+
+function embedded(env: Env): EmbeddedDbConfig {
+  const dataDirShown = text(env, 'DB_EMBEDDED_DIR', './data/mysql');
+  const bin = text(env, 'DB_EMBEDDED_BIN', '');
+  return { dataDir: resolve(dataDirShown), dataDirShown, ...(bin === '' ? {} : { bin }) };
+}
+
+export interface ConfigDefaults {
+  /** `db` (the specification's, used by the compiled entry) or `embedded` (`npm start`). */
+  dbHost?: string;
+}
+
+/**
+ * `npm start` and `npm run db:init` pass `--embedded-by-default`: with DB_HOST unset they use the
+ * embedded database, so a first run needs no set-up. The compiled entry keeps the specification's `db`.
+ */
+export function entryDefaults(argv: readonly string[] = process.argv): ConfigDefaults {
+  return argv.includes('--embedded-by-default') ? { dbHost: EMBEDDED_HOST } : {};
+}
+
+export function loadConfig(env: Env = process.env, defaults: ConfigDefaults = {}): Config {
   const configured = env.ACCESS_PASSWORD;
   const accessPasswordGenerated = configured === undefined || configured === '';
+  const dbHost = text(env, 'DB_HOST', defaults.dbHost ?? 'db');
+  const format = logFormat(env);
+  const workers = count(env, 'WORKERS', 1, 256, availableParallelism);
+  if (workers > 1 && dbHost === EMBEDDED_HOST) {
+    throw new ConfigError('WORKERS above 1 needs a database server of its own: set DB_HOST (the embedded database serves one process)');
+  }
   return {
     port: port(env, 'PORT', 5000),
     host: text(env, 'HOST', '0.0.0.0'),
-    db: dbConfig(env),
-    workers: count(env, 'WORKERS', 1, 256, availableParallelism),
+    ...(dbHost === EMBEDDED_HOST ? { embedded: embedded(env) } : {}),
+    ...(format === undefined ? {} : { logFormat: format }),
+    db: dbConfig(env, dbHost),
+    workers,
     poolSize: count(env, 'DB_POOL_SIZE', 10, 1000),
     accessPassword: accessPasswordGenerated ? randomBytes(18).toString('base64url') : configured,
     accessPasswordGenerated,

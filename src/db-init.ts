@@ -1,17 +1,29 @@
-import { ConfigError, loadConfig } from './config.js';
+import { ConfigError, entryDefaults, loadConfig } from './config.js';
+import { EmbeddedServerError } from './db/embedded/index.js';
 import { ensureSchema } from './db/schema.js';
+import { openServiceDatabase } from './db/service-database.js';
 
-/** `npm run db:init`: applies schema.sql to the configured database now, and says what it did. */
+/** `npm run db:init`: applies schema.sql to the configured (or embedded) database now, and says what it did. */
 try {
-  const { db } = loadConfig();
-  const outcome = await ensureSchema(db);
-  console.log(
-    outcome === 'created'
-      ? `Created ${db.database}.users and seeded the ten initial users.`
-      : `${db.database}.users already exists; left untouched.`,
-  );
+  const config = loadConfig(process.env, entryDefaults());
+  const database = await openServiceDatabase(config);
+  try {
+    const outcome = await ensureSchema(database.db);
+    console.log(
+      outcome === 'created'
+        ? `Created ${config.db.database}.users on ${database.shown} and seeded the ten initial users.`
+        : `${config.db.database}.users already exists on ${database.shown}; left untouched.`,
+    );
+  } finally {
+    await database.stop();
+  }
 } catch (error) {
-  const reason = error instanceof ConfigError ? `Invalid configuration: ${error.message}` : String(error);
+  const reason =
+    error instanceof ConfigError
+      ? `Invalid configuration: ${error.message}`
+      : error instanceof EmbeddedServerError
+        ? error.message
+        : String(error);
   console.error(`db:init failed: ${reason}`);
   process.exitCode = 1;
 }

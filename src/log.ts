@@ -1,4 +1,6 @@
 import { writeSync } from 'node:fs';
+import type { LogFormat } from './config.js';
+import { prettyLine } from './log-pretty.js';
 
 export type LogFields = Record<string, unknown>;
 
@@ -32,7 +34,8 @@ function bufferedStdout(): LineWriter {
   };
 }
 
-export function createLogger(write: LineWriter = bufferedStdout()): Logger {
+/** JSON lines for machines (the default); `pretty` for a person at a terminal. */
+export function createLogger(write: LineWriter = bufferedStdout(), format: LogFormat = 'json'): Logger {
   let lastMs = 0;
   let lastTime = '';
   // Many lines share a millisecond under load: the timestamp is formatted once per millisecond.
@@ -44,17 +47,23 @@ export function createLogger(write: LineWriter = bufferedStdout()): Logger {
     }
     return lastTime;
   };
-  const emit = (level: string, msg: string, fields?: LogFields): void => {
-    write(JSON.stringify({ time: now(), level, msg, ...fields }) + '\n');
-  };
+  const emit =
+    format === 'pretty'
+      ? (level: string, msg: string, fields?: LogFields): void => write(prettyLine(now(), level, msg, fields))
+      : (level: string, msg: string, fields?: LogFields): void =>
+          write(JSON.stringify({ time: now(), level, msg, ...fields }) + '\n');
   return {
-    // The hot path: the line is written field by field instead of building and stringifying an object.
-    request: (method, target, status, durationMs, requestId) =>
-      write(
-        `{"time":"${now()}","level":"info","msg":"request","method":${JSON.stringify(method)},` +
-          `"path":${JSON.stringify(target)},"status":${typeof status === 'number' ? status : '"aborted"'},` +
-          `"durationMs":${durationMs},"requestId":${JSON.stringify(requestId)}}\n`,
-      ),
+    request:
+      format === 'pretty'
+        ? (method, target, status, durationMs, requestId) =>
+            emit('info', `${method} ${target} ${status}`, { durationMs, requestId })
+        : // The hot path: the line is written field by field instead of building and stringifying an object.
+          (method, target, status, durationMs, requestId) =>
+            write(
+              `{"time":"${now()}","level":"info","msg":"request","method":${JSON.stringify(method)},` +
+                `"path":${JSON.stringify(target)},"status":${typeof status === 'number' ? status : '"aborted"'},` +
+                `"durationMs":${durationMs},"requestId":${JSON.stringify(requestId)}}\n`,
+            ),
     info: (msg, fields) => emit('info', msg, fields),
     warn: (msg, fields) => emit('warn', msg, fields),
     error: (msg, error, fields) => emit('error', msg, { ...fields, err: describeError(error) }),

@@ -1,26 +1,18 @@
 import cluster from 'node:cluster';
-import { ConfigError, loadConfig } from './config.js';
+import { ConfigError, entryDefaults, loadConfig, type Config } from './config.js';
 import { createLogger } from './log.js';
-import { runInstance } from './supervisor/instance.js';
+import { failStart, runInstance } from './supervisor/instance.js';
 import { runPrimary } from './supervisor/primary.js';
 
-let config;
+let config: Config;
 try {
-  config = loadConfig();
+  config = loadConfig(process.env, entryDefaults());
 } catch (error) {
   if (!(error instanceof ConfigError)) throw error;
-  process.stderr.write(`Invalid configuration: ${error.message}\n`);
-  process.exit(1);
+  failStart(`Invalid configuration: ${error.message}`);
 }
 
-const logger = createLogger();
-if (config.accessPasswordGenerated) {
-  // Printed once, to the terminal only, so the operator can use the list endpoint at all.
-  process.stderr.write(
-    `WARNING: ACCESS_PASSWORD is not set. Generated password for this run: ${config.accessPassword}\n` +
-      'It changes on every start; set ACCESS_PASSWORD to keep one.\n',
-  );
-}
+const logger = createLogger(undefined, config.logFormat ?? (process.stdout.isTTY ? 'pretty' : 'json'));
 
 // WORKERS=1 forks nothing: this process serves, as it always has.
 if (config.workers > 1 && cluster.isPrimary) await runPrimary(config, logger);

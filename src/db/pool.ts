@@ -58,16 +58,15 @@ export const defaultTuning = {
  * session (UTC, causal reads on Galera; see session.ts).
  */
 export function createPool(db: DbConfig, tuning: PoolTuning = defaultTuning): Pool {
-  const pool = mysql.createPool(poolOptions(db, db, tuning));
+  const pool = mysql.createPool(poolOptions(db, endpoint(db), tuning));
   pool.on('connection', (connection: PoolConnection) => prepareSession(connection, tuning));
   return pool;
 }
 
-/** The options of one server's pool: `node` says which server, `db` the credentials and database. */
-export function poolOptions(db: DbConfig, node: DbNode, tuning: PoolTuning): PoolOptions {
+/** The options of one server's pool: `where` says which server, `db` the credentials and database. */
+export function poolOptions(db: DbConfig, where: Endpoint, tuning: PoolTuning): PoolOptions {
   return {
-    host: node.host,
-    port: node.port,
+    ...where,
     user: db.user,
     password: db.password,
     database: db.database,
@@ -90,6 +89,18 @@ export function poolOptions(db: DbConfig, node: DbNode, tuning: PoolTuning): Poo
 
 export function endPool(pool: Pool): Promise<void> {
   return new Promise((resolve) => pool.end(() => resolve()));
+}
+
+export type Endpoint = { socketPath: string } | DbNode;
+
+/** Where mysql2 connects: the socket when there is one (the embedded database), else host and port. */
+export function endpoint(db: DbConfig): Endpoint {
+  return db.socketPath === undefined ? { host: db.host, port: db.port } : { socketPath: db.socketPath };
+}
+
+/** The server as a log line names it; every one of a DB_HOST list. */
+export function serverName(db: DbConfig): string {
+  return db.socketPath ?? (db.nodes ?? [db]).map((node) => `${node.host}:${node.port}`).join(',');
 }
 
 export interface PoolUsage {

@@ -1,8 +1,12 @@
 import type { DbConfig } from '../config.js';
 import type { Logger } from '../log.js';
+import { serverName } from './pool.js';
 import { ensureSchema } from './schema.js';
 
-/** Runs ensureSchema until it succeeds, pausing `retryMs` after each failure, until stopped. */
+/**
+ * Runs ensureSchema until it succeeds, until stopped. The pause after a failure starts at
+ * `retryMs` and doubles up to `maxRetryMs`: a database that is away for long is not hammered.
+ */
 export class SchemaSetup {
   private stopped = false;
   private retryTimer: NodeJS.Timeout | undefined;
@@ -11,11 +15,13 @@ export class SchemaSetup {
   constructor(
     private readonly db: DbConfig,
     private readonly logger: Logger,
-    private readonly retryMs = 2000,
+    private readonly retryMs = 1000,
+    private readonly maxRetryMs = 30_000,
   ) {}
 
   /** True once the schema is in place; false if stopped first. */
   async run(): Promise<boolean> {
+    let pauseMs = this.retryMs;
     while (!this.stopped) {
       try {
         const outcome = await ensureSchema(this.db);
@@ -24,12 +30,14 @@ export class SchemaSetup {
         });
         return true;
       } catch (error) {
-        this.logger.error('database not ready, retrying', error, { retryInMs: this.retryMs });
+        // An expected condition while the database starts or is away: one line saying where and why.
+        this.logger.warn('database not reachable, retrying', { server: serverName(this.db), reason: reason(error), retryInMs: pauseMs });
         if (this.stopped) return false;
         await new Promise<void>((resolve) => {
           this.endRetryWait = resolve;
-          this.retryTimer = setTimeout(resolve, this.retryMs);
+          this.retryTimer = setTimeout(resolve, pauseMs);
         });
+        pauseMs = Math.min(pauseMs * 2, this.maxRetryMs);
       }
     }
     return false;
@@ -40,4 +48,10 @@ export class SchemaSetup {
     clearTimeout(this.retryTimer);
     this.endRetryWait?.();
   }
+}
+
+/** Why a connection attempt failed, in a few words (Node gives some network errors only a code). */
+function reason(error: unknown): string {
+  const { message, code } = error as { message?: string; code?: string };
+  return message || code || String(error);
 }

@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import mysql, { type Connection } from 'mysql2';
-import type { DbConfig, DbNode } from '../config.js';
+import type { DbConfig } from '../config.js';
 import { projectFile } from '../paths.js';
+import { endpoint, type Endpoint } from './pool.js';
 import { sql } from './statements.js';
 
 export type SchemaOutcome = 'created' | 'existing';
@@ -18,20 +19,19 @@ const ER_TABLE_EXISTS = 1050;
  * With several servers, the first that completes it, in DB_HOST order, is used.
  */
 export async function ensureSchema(db: DbConfig, connectTimeoutMs = 5000): Promise<SchemaOutcome> {
-  const nodes = db.nodes ?? [db];
+  const servers: Endpoint[] = db.nodes ?? [endpoint(db)];
   for (let i = 0; ; i++) {
     try {
-      return await ensureSchemaOn(db, nodes[i]!, connectTimeoutMs);
+      return await ensureSchemaOn(db, servers[i]!, connectTimeoutMs);
     } catch (error) {
-      if (i + 1 === nodes.length) throw error;
+      if (i + 1 === servers.length) throw error;
     }
   }
 }
 
-async function ensureSchemaOn(db: DbConfig, node: DbNode, connectTimeoutMs: number): Promise<SchemaOutcome> {
+async function ensureSchemaOn(db: DbConfig, where: Endpoint, connectTimeoutMs: number): Promise<SchemaOutcome> {
   const connection = mysql.createConnection({
-    host: node.host,
-    port: node.port,
+    ...where,
     user: db.user,
     password: db.password,
     charset: 'utf8mb4',

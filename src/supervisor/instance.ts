@@ -1,23 +1,86 @@
 import cluster from 'node:cluster';
-import { createApp } from '../app.js';
+import { createApp, type App } from '../app.js';
 import type { Config } from '../config.js';
+import { EmbeddedServerError } from '../db/embedded/index.js';
 import { defaultTuning } from '../db/pool.js';
+import { openServiceDatabase, type ServiceDatabase } from '../db/service-database.js';
 import type { Logger } from '../log.js';
 import { answerPrimary, askPrimary } from '../metrics/cluster.js';
 import { startMetricsServer, type MetricsServer } from '../metrics/server.js';
+import { startupFields } from '../startup-line.js';
 import { isMessage, schemaReadyMessage, schemaWantedMessage } from './messages.js';
 
 export const SHUTDOWN_DRAIN_MS = 10_000;
 
+/** A start that cannot go on: one line for the person at the terminal, exit 1. */
+export function failStart(message: string): never {
+  process.stderr.write(`${message}\n`);
+  process.exit(1);
+}
+
+/** Printed once, to the terminal only, so the operator can use the list endpoint at all. */
+export function warnGeneratedPassword(config: Config): void {
+  if (!config.accessPasswordGenerated) return;
+  process.stderr.write(
+    `WARNING: ACCESS_PASSWORD is not set. Generated password for this run: ${config.accessPassword}\n` +
+      'It changes on every start; set ACCESS_PASSWORD to keep one.\n',
+  );
+}
+
 /**
- * One serving process: the whole service (WORKERS=1), or one of several workers. A worker leaves
- * schema set-up to the primary and is told when it is done; its `/metrics` shows the whole service's
- * figures, merged by the primary, and METRICS_PORT is the primary's. SIGTERM/SIGINT drain it and exit 0.
+ * One serving process: the whole service (WORKERS=1, with the embedded database if DB_HOST=embedded),
+ * or one of several workers. A worker leaves schema set-up to the primary and is told when it is
+ * done; its `/metrics` shows the whole service's figures, merged by the primary, and METRICS_PORT
+ * is the primary's. SIGTERM/SIGINT drain it (then stop the embedded database) and exit 0.
  */
 export async function runInstance(config: Config, logger: Logger): Promise<void> {
   const worker = cluster.isWorker;
-  const app = createApp({
-    db: config.db,
+  let app: App | undefined;
+  let metricsServer: MetricsServer | undefined;
+  const opening = openServiceDatabase(config);
+
+  // Registered first: a signal during the embedded database's start still stops it cleanly.
+  let stopping = false;
+  const stop = (signal: string, exitCode = 0): void => {
+    if (stopping) return;
+    stopping = true;
+    logger.info('shutting down', { signal, drainMs: SHUTDOWN_DRAIN_MS });
+    // The HTTP side drains first, while the database still answers its last requests.
+    Promise.all([app?.close(SHUTDOWN_DRAIN_MS), metricsServer?.close()])
+      .then(() => opening)
+      .then((database) => database.stop(), () => {})
+      .then(
+        () => process.exit(exitCode),
+        (error: unknown) => {
+          logger.error('shutdown failed', error);
+          process.exit(1);
+        },
+      );
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+  // A worker whose primary died, however, drains and goes: nothing would replace or stop it.
+  if (worker) process.on('disconnect', () => stop('primary gone'));
+
+  let database: ServiceDatabase;
+  try {
+    database = await opening;
+  } catch (error) {
+    if (!(error instanceof EmbeddedServerError)) throw error;
+    failStart(`The embedded database (DB_HOST=embedded) cannot start: ${error.message}`);
+  }
+  // A signal arrived meanwhile: stop() ends the process once the database it waited for is stopped.
+  if (stopping) await new Promise(() => {});
+  // Without the database it started itself the service cannot recover: it says so and exits non-zero.
+  void database.exited?.then(() => {
+    if (stopping) return;
+    logger.warn('the embedded database stopped unexpectedly', { db: database.shown, log: database.logFile });
+    stop('embedded database stopped', 1);
+  });
+  if (!worker) warnGeneratedPassword(config);
+
+  app = createApp({
+    db: database.db,
     accessPassword: config.accessPassword,
     logger,
     poolTuning: { ...defaultTuning, connectionLimit: config.poolSize },
@@ -29,37 +92,26 @@ export async function runInstance(config: Config, logger: Logger): Promise<void>
       : {}),
   });
   if (worker && app.metrics) answerPrimary(app.metrics.registry);
-  const address = await app.listen(config.port, config.host);
-  logger.info('listening', { host: address.address, port: address.port, database: config.db.database });
-  let metricsServer: MetricsServer | undefined;
-  if (!worker && config.metrics && config.metricsPort !== undefined) {
-    metricsServer = await startMetricsServer(() => app.readMetrics(), logger, config.metricsPort, config.host);
-    logger.info('metrics listening', { host: metricsServer.address.address, port: metricsServer.address.port });
+  try {
+    const address = await app.listen(config.port, config.host);
+    logger.info('listening', startupFields(address, database.shown, config.db.database));
+    if (!worker && config.metrics && config.metricsPort !== undefined) {
+      const running = app;
+      metricsServer = await startMetricsServer(() => running.readMetrics(), logger, config.metricsPort, config.host);
+      logger.info('metrics listening', { host: metricsServer.address.address, port: metricsServer.address.port });
+    }
+  } catch (error) {
+    await app.close(0);
+    await database.stop();
+    failStart(`Cannot start: ${(error as Error).message}`);
   }
   if (worker) {
+    const ready = app;
     process.on('message', (message) => {
-      if (isMessage(message, schemaReadyMessage)) app.schemaPrepared();
+      if (isMessage(message, schemaReadyMessage)) ready.schemaPrepared();
     });
     process.send?.(schemaWantedMessage);
   } else {
     void app.prepareSchema();
   }
-
-  let stopping = false;
-  const stop = (signal: string): void => {
-    if (stopping) return;
-    stopping = true;
-    logger.info('shutting down', { signal, drainMs: SHUTDOWN_DRAIN_MS });
-    Promise.all([app.close(SHUTDOWN_DRAIN_MS), metricsServer?.close()]).then(
-      () => process.exit(0),
-      (error: unknown) => {
-        logger.error('shutdown failed', error);
-        process.exit(1);
-      },
-    );
-  };
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  process.on('SIGINT', () => stop('SIGINT'));
-  // A worker whose primary died, however, drains and goes: nothing would replace or stop it.
-  if (worker) process.on('disconnect', () => stop('primary gone'));
 }

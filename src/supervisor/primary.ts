@@ -5,7 +5,7 @@ import { SchemaSetup } from '../db/schema-setup.js';
 import type { Logger } from '../log.js';
 import { collectFromWorkers, serveWorkers } from '../metrics/cluster.js';
 import { startMetricsServer, type MetricsServer } from '../metrics/server.js';
-import { SHUTDOWN_DRAIN_MS } from './instance.js';
+import { SHUTDOWN_DRAIN_MS, warnGeneratedPassword } from './instance.js';
 import { isMessage, schemaReadyMessage, schemaWantedMessage } from './messages.js';
 import { RestartBackoff } from './restart-backoff.js';
 
@@ -21,6 +21,7 @@ const STRAGGLER_GRACE_MS = 5000;
  * taken, say), the service cannot start: it exits 1, as a single process would.
  */
 export async function runPrimary(config: Config, logger: Logger): Promise<void> {
+  warnGeneratedPassword(config);
   // Every worker must accept the same password, also a generated one.
   const workerEnv = { ACCESS_PASSWORD: config.accessPassword };
   const backoff = new RestartBackoff();

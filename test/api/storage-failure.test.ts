@@ -154,7 +154,7 @@ describe('the database unreachable: /readyz 503, /healthz 200, operations 500; b
 });
 
 describe('/readyz before the schema is in place', () => {
-  test('a service that cannot reach its database at start -> /readyz 503, /healthz 200, the retries are logged', async () => {
+  test('a service that cannot reach its database at start -> /readyz 503, /healthz 200, one line per attempt with the server, the reason and a growing pause', async () => {
     const proxy = await startTcpProxy({ host: '127.0.0.1', port: 1 }, 'refuse');
     const logs: string[] = [];
     const app = createApp({
@@ -162,6 +162,7 @@ describe('/readyz before the schema is in place', () => {
       accessPassword: TEST_PASSWORD,
       logger: createLogger((line) => logs.push(line)),
       schemaRetryMs: 50,
+      schemaRetryMaxMs: 200,
     });
     const address = await app.listen(0, '127.0.0.1');
     const preparing = app.prepareSchema();
@@ -171,7 +172,17 @@ describe('/readyz before the schema is in place', () => {
       assert.equal(ready.status, 503);
       assertErrorBody(ready);
       assert.equal((await request(baseUrl, 'GET', '/healthz')).status, 200);
-      assert.ok(await eventually(async () => logs.some((line) => line.includes('database not ready'))), 'the retry is logged');
+      const retries = (): Array<Record<string, unknown>> =>
+        logs.map((line) => JSON.parse(line) as Record<string, unknown>).filter((entry) => entry.msg === 'database not reachable, retrying');
+      assert.ok(await eventually(async () => retries().length >= 4), 'every attempt is logged');
+      const pauses = retries().map((entry) => entry.retryInMs);
+      assert.deepEqual(pauses.slice(0, 4), [50, 100, 200, 200], 'the pause doubles up to its ceiling');
+      for (const entry of retries()) {
+        assert.equal(entry.level, 'warn');
+        assert.equal(entry.server, `127.0.0.1:${proxy.port}`);
+        assert.match(String(entry.reason), /ECONNREFUSED|closed|lost|PROTOCOL/i);
+        assert.ok(!JSON.stringify(entry).includes('    at '), 'no stack trace for an unreachable database');
+      }
     } finally {
       await app.close(1000);
       await preparing;

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { chownSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
@@ -12,6 +12,11 @@ import {
   startPrivateServer,
   type PrivateServer,
 } from '../../src/db/embedded/index.js';
+import { projectRoot } from '../../src/paths.js';
+import { killServersOn } from '../helpers/server-processes.js';
+
+/** The uid and gid of `nobody` on Debian. */
+const NOBODY = 65534;
 
 const root = mkdtempSync(join(tmpdir(), 'usvc-launcher-'));
 const started: PrivateServer[] = [];
@@ -69,6 +74,17 @@ describe('startPrivateServer', () => {
     await second.stop();
   });
 
+  test('a first start interrupted while moving the new data in is redone on the next start', async () => {
+    const dataDir = join(root, 'half-made');
+    mkdirSync(join(dataDir, 'performance_schema'), { recursive: true });
+    writeFileSync(join(dataDir, 'performance_schema', 'leftover'), 'x');
+    writeFileSync(join(dataDir, 'ibdata1'), 'not a tablespace');
+    const server = await start(dataDir);
+    assert.equal(server.initialised, true);
+    assert.equal(Number(await scalar(server, 'SELECT 1')), 1);
+    await server.stop();
+  });
+
   test('with a port it also answers over TCP on 127.0.0.1, as root without a password', async () => {
     const port = await freeTcpPort();
     const server = await start(join(root, 'tcp'), port);
@@ -113,6 +129,39 @@ describe('startPrivateServer', () => {
 
   test('port 0 is refused: to the server it would mean 3306', async () => {
     await assert.rejects(startPrivateServer({ dataDir: join(root, 'port-zero'), port: 0 }), EmbeddedServerError);
+  });
+});
+
+describe('startPrivateServer as an ordinary user', () => {
+  const asNobody = [`--reuid=${NOBODY}`, `--regid=${NOBODY}`, '--clear-groups'];
+  // Root switches users with setpriv; the project (a clone under /root, say) must be readable to nobody.
+  const possible =
+    process.getuid?.() === 0 &&
+    spawnSync('setpriv', [...asNobody, 'test', '-r', join(projectRoot, 'node_modules', 'tsx', 'package.json')]).status === 0;
+  test('the server starts and stops for a user without privileges (here: nobody, under setpriv)', { skip: !possible && 'needs root, setpriv and a project nobody can read' }, async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'usvc-launcher-user-'));
+    chownSync(dataDir, NOBODY, NOBODY);
+    try {
+      const script = [
+        `import { startPrivateServer } from ${JSON.stringify(join(projectRoot, 'src/db/embedded/index.ts'))};`,
+        `const server = await startPrivateServer({ dataDir: ${JSON.stringify(join(dataDir, 'data'))} });`,
+        'console.log(JSON.stringify({ uid: process.getuid(), pid: server.pid }));',
+        'await server.stop();',
+      ].join('\n');
+      const child = spawnSync(
+        'setpriv',
+        [...asNobody, process.execPath, '--import', import.meta.resolve('tsx'), '--input-type=module', '-e', script],
+        { encoding: 'utf8', cwd: dataDir, env: { ...process.env, HOME: dataDir }, timeout: 60_000 },
+      );
+      assert.equal(child.status, 0, child.stderr);
+      const { uid, pid } = JSON.parse(child.stdout) as { uid: number; pid: number };
+      assert.equal(uid, NOBODY);
+      assert.equal(isRunning(pid), false);
+      assert.equal(statSync(join(dataDir, 'data', 'mysql')).uid, NOBODY, 'the data belong to the user');
+    } finally {
+      killServersOn(join(dataDir, 'data'));
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });
 

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
 import type { DbConfig } from '../../src/config.js';
 import { projectRoot } from '../../src/paths.js';
 
@@ -18,9 +19,9 @@ export interface ChildResult extends Exit {
  */
 export function childEnv(vars: Record<string, string>): NodeJS.ProcessEnv {
   const env = { ...process.env };
-  for (const name of ['PORT', 'HOST', 'DB_HOST', 'DB_PORT', 'DB_USER', 'DB_PASSWORD', 'DB_NAME', 'ACCESS_PASSWORD', 'WORKERS', 'DB_POOL_SIZE', 'API_COMPAT', 'AUTH_MAX_FAILURES', 'AUTH_WINDOW_S', 'TRUST_PROXY', 'METRICS', 'METRICS_PORT']) {
-    delete env[name];
-  }
+  const read = ['PORT', 'HOST', 'DB_HOST', 'DB_PORT', 'DB_USER', 'DB_PASSWORD', 'DB_NAME', 'ACCESS_PASSWORD', 'API_COMPAT', 'WORKERS', 'DB_POOL_SIZE'];
+  const alsoRead = ['AUTH_MAX_FAILURES', 'AUTH_WINDOW_S', 'TRUST_PROXY', 'METRICS', 'METRICS_PORT', 'DB_EMBEDDED_DIR', 'DB_EMBEDDED_BIN', 'LOG_FORMAT'];
+  for (const name of [...read, ...alsoRead]) delete env[name];
   return { ...env, ...vars };
 }
 
@@ -29,18 +30,33 @@ export function dbEnv(db: DbConfig): Record<string, string> {
   return { DB_HOST: db.host, DB_PORT: String(db.port), DB_USER: db.user, DB_PASSWORD: db.password, DB_NAME: db.database };
 }
 
-/** `node --import tsx <script>` in the project root, with stdout and stderr piped. */
-export function spawnScript(script: string, vars: Record<string, string>): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', script], {
-    cwd: projectRoot,
+/** tsx's loader by its full path, so that a child can run in a folder of its own. */
+const tsxLoader = import.meta.resolve('tsx');
+
+export interface ScriptOptions {
+  /** The child's working directory; the project root by default. */
+  cwd?: string;
+  /** Arguments after the script, e.g. `--embedded-by-default` as `npm start` passes it. */
+  args?: string[];
+}
+
+/** `node --import tsx <script>` (a path in the project), with stdout and stderr piped. */
+export function spawnScript(script: string, vars: Record<string, string>, options: ScriptOptions = {}): ChildProcess {
+  return spawn(process.execPath, ['--import', tsxLoader, join(projectRoot, script), ...(options.args ?? [])], {
+    cwd: options.cwd ?? projectRoot,
     env: childEnv(vars),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
 }
 
 /** Runs a TypeScript entry point of the project (`src/db-init.ts`, ...) to the end. */
-export function runScript(script: string, vars: Record<string, string>, timeoutMs = 20_000): Promise<ChildResult> {
-  const child = spawnScript(script, vars);
+export function runScript(
+  script: string,
+  vars: Record<string, string>,
+  timeoutMs = 20_000,
+  options: ScriptOptions = {},
+): Promise<ChildResult> {
+  const child = spawnScript(script, vars, options);
   let stdout = '';
   let stderr = '';
   child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

@@ -1,5 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
-import { spawnScript, type Exit } from './child-process.js';
+import { spawnScript, type Exit, type ScriptOptions } from './child-process.js';
 
 /** `node --import tsx src/main.ts` (or another script) as a child, with its stdout split into log lines as they come. */
 export class ServiceProcess {
@@ -9,8 +9,8 @@ export class ServiceProcess {
   private readonly child: ChildProcess;
   private readonly waiters = new Set<() => void>();
 
-  constructor(vars: Record<string, string>, script = 'src/main.ts') {
-    this.child = spawnScript(script, vars);
+  constructor(vars: Record<string, string>, script = 'src/main.ts', options: ScriptOptions = {}) {
+    this.child = spawnScript(script, vars, options);
     let partial = '';
     this.child.stdout!.on('data', (chunk: Buffer) => {
       const parts = (partial + chunk.toString()).split('\n');

@@ -40,6 +40,7 @@ export async function startService(label: string, options: ServiceOptions = {}):
     ...(options.poolTuning ? { poolTuning: options.poolTuning } : {}),
     ...(options.serverLimits ? { serverLimits: { ...serverLimits, ...options.serverLimits } } : {}),
     schemaRetryMs: 200,
+    schemaRetryMaxMs: 1000,
     ...(options.apiCompat ? { apiCompat: options.apiCompat } : {}),
     // Every test file's requests come from 127.0.0.1, and several send dozens of wrong passwords on
     // purpose: with the production limit they would block themselves. Guessing tests set their own.

@@ -25,6 +25,7 @@ describe('the database unreachable when the service starts', () => {
         accessPassword: TEST_PASSWORD,
         logger: createLogger((line) => logs.push(line)),
         schemaRetryMs: 200,
+        schemaRetryMaxMs: 1000,
       });
       try {
         const { port } = await app.listen(0, '127.0.0.1');

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { availableParallelism } from 'node:os';
 import { describe, test } from 'node:test';
-import { ConfigError, loadConfig } from '../../src/config.js';
+import { resolve } from 'node:path';
+import { ConfigError, entryDefaults, loadConfig } from '../../src/config.js';
 
 describe('loadConfig: defaults', () => {
   test('an empty environment gives the defaults of the spec', () => {
@@ -149,6 +150,47 @@ describe('loadConfig: DB_HOST as a host list', () => {
     ]);
     assert.equal(db.host, 'g1');
     assert.equal(db.port, 4001);
+  });
+
+  test('WORKERS above 1 with the embedded database -> ConfigError naming WORKERS', () => {
+    assert.throws(() => loadConfig({ DB_HOST: 'embedded', WORKERS: '2' }), (error: unknown) => error instanceof ConfigError && /WORKERS/.test(error.message));
+  });
+});
+
+describe('loadConfig: the embedded database', () => {
+  test('DB_HOST=embedded -> a private server with its data in ./data/mysql under the working directory', () => {
+    const config = loadConfig({ DB_HOST: 'embedded' });
+    assert.equal(config.db.host, 'embedded');
+    assert.deepEqual(config.embedded, { dataDir: resolve('data/mysql'), dataDirShown: './data/mysql' });
+  });
+
+  test('DB_EMBEDDED_DIR and DB_EMBEDDED_BIN are read', () => {
+    const config = loadConfig({ DB_HOST: 'embedded', DB_EMBEDDED_DIR: '/srv/db', DB_EMBEDDED_BIN: '/opt/mariadb/bin/mariadbd' });
+    assert.deepEqual(config.embedded, { dataDir: '/srv/db', dataDirShown: '/srv/db', bin: '/opt/mariadb/bin/mariadbd' });
+  });
+
+  test('npm start (--embedded-by-default) with DB_HOST unset -> embedded; the compiled entry keeps the spec default db', () => {
+    assert.equal(loadConfig({}, entryDefaults(['node', 'main.ts', '--embedded-by-default'])).db.host, 'embedded');
+    assert.equal(loadConfig({}, entryDefaults(['node', 'dist/src/main.js'])).db.host, 'db');
+    assert.equal(loadConfig({}, entryDefaults(['node', 'dist/src/main.js'])).embedded, undefined);
+  });
+
+  test('an explicitly set DB_HOST is used as given, also under npm start', () => {
+    const config = loadConfig({ DB_HOST: 'mysql.internal' }, entryDefaults(['--embedded-by-default']));
+    assert.equal(config.db.host, 'mysql.internal');
+    assert.equal(config.embedded, undefined);
+  });
+});
+
+describe('loadConfig: LOG_FORMAT', () => {
+  test('unset -> chosen by whether stdout is a terminal; json and pretty are read', () => {
+    assert.equal(loadConfig({}).logFormat, undefined);
+    assert.equal(loadConfig({ LOG_FORMAT: 'json' }).logFormat, 'json');
+    assert.equal(loadConfig({ LOG_FORMAT: 'pretty' }).logFormat, 'pretty');
+  });
+
+  test('another value -> ConfigError naming LOG_FORMAT', () => {
+    assert.throws(() => loadConfig({ LOG_FORMAT: 'xml' }), (error: unknown) => error instanceof ConfigError && /LOG_FORMAT/.test(error.message));
   });
 });
 

@@ -74,3 +74,36 @@ describe('describeError: enough to diagnose, never the SQL', () => {
     assert.deepEqual(describeError('plain'), { message: 'plain' });
   });
 });
+
+describe('createLogger pretty: short readable lines for a terminal', () => {
+  const pretty = (): { lines: string[]; logger: ReturnType<typeof createLogger> } => {
+    const lines: string[] = [];
+    return { lines, logger: createLogger((line) => lines.push(line), 'pretty') };
+  };
+
+  test('time, level, message and key=value fields on one line', () => {
+    const { lines, logger } = pretty();
+    logger.info('listening', { docs: 'http://localhost:5000/apidocs', db: 'embedded: ./data/mysql', port: 5000 });
+    assert.match(lines[0]!, /^\d\d:\d\d:\d\d\.\d{3} INFO  listening docs=http:\/\/localhost:5000\/apidocs db="embedded: \.\/data\/mysql" port=5000\n$/);
+  });
+
+  test('an expected condition (an error with a code) shows its message and code, no stack trace', () => {
+    const { lines, logger } = pretty();
+    logger.error('query failed', Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:3306'), { code: 'ECONNREFUSED' }));
+    assert.equal(lines[0]!.split('\n').length, 2, 'one line');
+    assert.match(lines[0]!, /ERROR query failed error="connect ECONNREFUSED 127\.0\.0\.1:3306" code=ECONNREFUSED/);
+  });
+
+  test('a fault of the program (an error without a code) keeps its stack, indented below the line', () => {
+    const { lines, logger } = pretty();
+    logger.error('request failed', new TypeError('x is undefined'));
+    assert.match(lines[0]!, /error="x is undefined"\n {4}at /);
+  });
+
+  test('the access log line carries the redacted target, never the password', () => {
+    const { lines, logger } = pretty();
+    logger.request('GET', redactTarget('/api/users', 'pwd=hunter2'), 200, 3, 'req-1');
+    assert.match(lines[0]!, / INFO  GET \/api\/users\?pwd=\[REDACTED\] 200 durationMs=3 requestId=req-1\n$/);
+    assert.ok(!lines[0]!.includes('hunter2'));
+  });
+});

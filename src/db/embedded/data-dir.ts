@@ -20,15 +20,22 @@ export function isInitialised(dataDir: string): boolean {
 export async function initialiseDataDir(binaries: ServerBinaries, dataDir: string, logFile: string): Promise<boolean> {
   if (isInitialised(dataDir)) return false;
   mkdirSync(dataDir, { recursive: true });
-  const staging = mkdtempSync(join(dirname(dataDir), `.${basename(dataDir)}-init-`));
+  const work = mkdtempSync(join(dirname(dataDir), `.${basename(dataDir)}-init-`));
+  // MySQL's --initialize wants a folder that does not exist yet; mariadb-install-db either way.
+  const staging = join(work, 'data');
+  // Bootstraps running side by side in one temp folder remove each other's temporary tables.
+  const tmp = join(work, 'tmp');
+  mkdirSync(tmp);
   try {
-    // MySQL's --initialize wants a folder that does not exist yet; mariadb-install-db either way.
-    rmSync(staging, { recursive: true });
-    await runToLog(initCommand(binaries, staging), logFile);
+    await runToLog(initCommand(binaries, staging, tmp), logFile);
     const entries = readdirSync(staging).sort((a, b) => Number(a === MARKER) - Number(b === MARKER));
-    for (const entry of entries) renameSync(join(staging, entry), join(dataDir, entry));
+    for (const entry of entries) {
+      // Left by a first start interrupted while moving in (the marker, moved last, is absent).
+      rmSync(join(dataDir, entry), { recursive: true, force: true });
+      renameSync(join(staging, entry), join(dataDir, entry));
+    }
   } finally {
-    rmSync(staging, { recursive: true, force: true });
+    rmSync(work, { recursive: true, force: true });
   }
   return true;
 }
@@ -38,9 +45,9 @@ export function userArgs(): string[] {
   return process.getuid?.() === 0 ? ['--user=root'] : [];
 }
 
-function initCommand(binaries: ServerBinaries, dataDir: string): [string, string[]] {
+function initCommand(binaries: ServerBinaries, dataDir: string, tmp: string): [string, string[]] {
   if (binaries.flavour === 'mysql') {
-    return [binaries.server, ['--no-defaults', '--initialize-insecure', `--datadir=${dataDir}`, ...userArgs()]];
+    return [binaries.server, ['--no-defaults', '--initialize-insecure', `--datadir=${dataDir}`, `--tmpdir=${tmp}`, ...userArgs()]];
   }
   const home = dirname(dirname(binaries.server));
   // A MariaDB tarball keeps the tool in scripts/ and finds its files only when told where it lives.
@@ -52,6 +59,8 @@ function initCommand(binaries: ServerBinaries, dataDir: string): [string, string
       `--datadir=${dataDir}`,
       '--auth-root-authentication-method=normal',
       '--skip-test-db',
+      // Passed on to the bootstrapping server.
+      `--tmpdir=${tmp}`,
       ...basedir,
       ...userArgs(),
     ],

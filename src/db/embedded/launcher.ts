@@ -6,7 +6,7 @@ import { join, resolve } from 'node:path';
 import { findServerBinaries, type ServerBinaries, type ServerFlavour } from './binaries.js';
 import { initialiseDataDir, userArgs } from './data-dir.js';
 import { EmbeddedServerError } from './errors.js';
-import { answers } from './readiness.js';
+import { answersAsRoot } from './readiness.js';
 import { clearEarlierRun, recordOwner, stopPid, type RunFiles } from './stale.js';
 
 export interface PrivateServerOptions {
@@ -88,8 +88,10 @@ export async function startPrivateServer(options: PrivateServerOptions): Promise
   recordOwner(files);
 
   let stopping: Promise<void> | undefined;
+  // A server that has already ended is not signalled: its pid may belong to another process by now.
+  const ended = (): boolean => child.exitCode !== null || child.signalCode !== null;
   const stop = (): Promise<void> =>
-    (stopping ??= stopPid(pid, stopTimeoutMs)
+    (stopping ??= (ended() ? Promise.resolve() : stopPid(pid, stopTimeoutMs))
       .then(() => exited)
       .then(() => rmSync(files.ownerFile, { force: true })));
   try {
@@ -135,7 +137,7 @@ async function untilAnswering(socketPath: string, exited: Promise<void>, timeout
   void exited.then(() => (ended = true));
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    if (await answers(socketPath)) return;
+    if (await answersAsRoot({ socketPath })) return;
     if (ended) throw new Error('the database server stopped during start-up');
     if (Date.now() > deadline) throw new Error(`the database server did not answer within ${timeoutMs / 1000} s`);
     await new Promise((wake) => setTimeout(wake, 100));

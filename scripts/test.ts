@@ -1,0 +1,62 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import { constants } from 'node:os';
+import { join } from 'node:path';
+import { projectRoot } from '../src/paths.js';
+import { chooseTestDatabase } from './test-database.js';
+
+/**
+ * `npm test`: every test/**\/*.test.ts (or the files given) under c8 and Node's test runner, four
+ * files at a time, against the server chooseTestDatabase() picks. A private server started for the
+ * run is stopped at the end, whether the tests passed, failed or the run was interrupted.
+ */
+const files = process.argv.slice(2).length > 0 ? process.argv.slice(2) : testFiles('test');
+
+let interrupted: NodeJS.Signals | undefined;
+let child: ChildProcess | undefined;
+// Registered before the database starts, so that an early Ctrl-C still stops it.
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+  process.on(signal, () => {
+    interrupted ??= signal;
+    signalTests(signal);
+    // A test run that ignores the signal is ended, so that the database can still be stopped.
+    setTimeout(() => signalTests('SIGKILL'), 10_000).unref();
+  });
+}
+
+const database = await chooseTestDatabase();
+process.stderr.write(`Tests use the database server at ${database.shown}\n`);
+const code = interrupted ? 1 : await runTests(database.env);
+await database.stop();
+process.exit(interrupted ? 128 + (constants.signals[interrupted] ?? 0) : code);
+
+function runTests(databaseEnv: Record<string, string>): Promise<number> {
+  const nodeTest = [process.execPath, '--import', 'tsx', '--test', '--test-concurrency=4', ...files];
+  // Already under coverage (a test of this runner): the outer c8 collects it.
+  const [command, ...args] = process.env.NODE_V8_COVERAGE ? nodeTest : [join(projectRoot, 'node_modules', '.bin', 'c8'), ...nodeTest];
+  // A process group of its own: a signal reaches every test process, wherever it came from.
+  child = spawn(command!, args, { cwd: projectRoot, env: { ...process.env, ...databaseEnv }, stdio: 'inherit', detached: true });
+  return new Promise((resolve) => {
+    child!.once('error', (error) => {
+      process.stderr.write(`Could not run the tests: ${error.message}\n`);
+      resolve(1);
+    });
+    child!.once('exit', (exitCode) => resolve(exitCode ?? 1));
+  });
+}
+
+function signalTests(signal: NodeJS.Signals): void {
+  if (child?.pid === undefined || child.exitCode !== null) return;
+  try {
+    process.kill(-child.pid, signal);
+  } catch {
+    // The group has ended meanwhile.
+  }
+}
+
+function testFiles(dir: string): string[] {
+  return readdirSync(join(projectRoot, dir), { recursive: true, encoding: 'utf8' })
+    .filter((file) => file.endsWith('.test.ts'))
+    .map((file) => join(dir, file))
+    .sort();
+}

@@ -1,0 +1,37 @@
+import type { Config, DbConfig } from '../config.js';
+import { findServerBinaries, startPrivateServer } from './embedded/index.js';
+import { serverName } from './pool.js';
+
+/** The server the service talks to: the configured one, or the embedded one it started itself. */
+export interface ServiceDatabase {
+  db: DbConfig;
+  /** For the start-up line: `db:3306` (every server of a DB_HOST list), or `embedded: ./data/mysql`. */
+  shown: string;
+  /** Present for the embedded database: resolves if its server stops on its own. */
+  exited?: Promise<void>;
+  /** The embedded database's own log file. */
+  logFile?: string;
+  /** Stops the embedded database cleanly; nothing for a configured server. */
+  stop(): Promise<void>;
+}
+
+/**
+ * With `DB_HOST=embedded`, starts the private server (initialising its data directory on the first
+ * start) and connects to it as root on its socket; otherwise uses the configured server as given,
+ * never replacing an unreachable one by the embedded database. Throws EmbeddedServerError when the
+ * embedded database cannot start.
+ */
+export async function openServiceDatabase(config: Pick<Config, 'db' | 'embedded'>): Promise<ServiceDatabase> {
+  const { embedded } = config;
+  if (embedded === undefined) {
+    return { db: config.db, shown: serverName(config.db), stop: async () => {} };
+  }
+  const server = await startPrivateServer({ dataDir: embedded.dataDir, binaries: findServerBinaries(embedded.bin) });
+  return {
+    db: { ...config.db, user: 'root', password: '', socketPath: server.socketPath },
+    shown: `embedded: ${embedded.dataDirShown}`,
+    exited: server.exited,
+    logFile: server.logFile,
+    stop: () => server.stop(),
+  };
+}

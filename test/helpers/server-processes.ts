@@ -1,0 +1,32 @@
+import { readdirSync, readFileSync } from 'node:fs';
+
+/** The pids of database servers running on this data directory (Linux: read from /proc). */
+export function serversOn(dataDir: string): number[] {
+  return serversWith(`--datadir=${dataDir}`);
+}
+
+/** The pids of processes started with this exact argument, such as `--port=40123`. */
+export function serversWith(argument: string): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const command = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
+      if (command.includes(argument)) pids.push(Number(entry));
+    } catch {
+      // The process ended while we looked.
+    }
+  }
+  return pids;
+}
+
+/** Ends whatever a test left running on the data directory, so that a failed test leaves nothing behind. */
+export function killServersOn(dataDir: string): void {
+  for (const pid of serversOn(dataDir)) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // Already gone.
+    }
+  }
+}
