@@ -10,14 +10,6 @@ export class HttpError extends Error {
   }
 }
 
-/** The storage layer failed; the client learns only that, the log gets the cause. */
-export class StorageError extends Error {
-  constructor(override readonly cause: unknown) {
-    super('Database error');
-    this.name = 'StorageError';
-  }
-}
-
 export const messages = {
   notFound: 'Not found',
   userNotFound: 'User not found',

@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { Deadline } from '../db/deadline.js';
-import type { StorageError } from '../http/errors.js';
+import type { StorageError } from '../errors.js';
 import { sendJson, writeJsonHead } from '../http/respond.js';
 import type { UserStore } from './store.js';
 

@@ -1,5 +1,5 @@
 import type { Database } from '../db/database.js';
-import { StorageError } from '../http/errors.js';
+import { StorageError } from '../errors.js';
 import { sql } from '../db/statements.js';
 import { UserListChunks } from './list-json.js';
 

@@ -2,7 +2,7 @@ import { Batcher, isQueueFull, paddedSize, type Pending, type RunBatch } from '.
 import type { ConnectionSource } from '../db/connection-source.js';
 import { Database, isSyntaxError, wasRefusedByServer, type RowStream } from '../db/database.js';
 import type { Deadline } from '../db/deadline.js';
-import { StorageError } from '../http/errors.js';
+import { StorageError } from '../errors.js';
 import { defaultTuning, type PoolTuning } from '../db/pool.js';
 import { sql } from '../db/statements.js';
 import { ConditionalWrites, type Change, type WriteOutcome } from './conditional-writes.js';

@@ -3,7 +3,7 @@ import { after, before, beforeEach, describe, test } from 'node:test';
 import type { Pool } from 'mysql2';
 import { createPool, endPool } from '../../src/db/pool.js';
 import { ensureSchema } from '../../src/db/schema.js';
-import { StorageError } from '../../src/http/errors.js';
+import { StorageError } from '../../src/errors.js';
 import { UserStore } from '../../src/users/store.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 
