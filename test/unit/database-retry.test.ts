@@ -80,7 +80,9 @@ describe('Database: statements the server rolled back whole run again; others do
     const { source, statements } = fakeSource(() => deadlock());
     const error = await new Database(source, 300, 60_000).write('UPDATE users SET name = ? WHERE id = ?', ['x', 1]).catch((caught: unknown) => caught);
     assert.ok(error instanceof StorageError);
-    assert.equal((error.cause as { errno?: number }).errno, 1213);
+    // The last conflict, or, when the budget ran out while a try was under way (a busy machine), the deadline.
+    const cause = error.cause as { errno?: number; code?: string };
+    assert.ok(cause.errno === 1213 || cause.code === 'DB_DEADLINE_EXCEEDED', `cause: ${String(cause.errno ?? cause.code)}`);
     assert.ok(statements() > 1, 'it was tried more than once');
   });
 });
