@@ -13,7 +13,7 @@ export interface DbConfig extends DbNode {
   database: string;
   /** Set when DB_HOST lists more than one server: all of them, in order (host and port are the first). */
   nodes?: DbNode[];
-  /** A Unix socket to connect on instead of host and port (the embedded database's). */
+  /** A Unix socket to connect on instead of host and port: DB_SOCKET, or the embedded database's. */
   socketPath?: string;
 }
 
@@ -137,11 +137,32 @@ export function parseHostList(raw: string, defaultPort: number): DbNode[] {
   });
 }
 
-/** `embedded` stays as it is: the embedded database replaces it with its socket at start. */
+/** Unix socket paths are limited to 107 bytes (108 with the terminating NUL, on Linux). */
+const MAX_SOCKET_PATH_BYTES = 107;
+
+/** DB_SOCKET: an absolute path, short enough to be a socket's. */
+function socketPath(env: Env): string | undefined {
+  const raw = text(env, 'DB_SOCKET', '');
+  if (raw === '') return undefined;
+  if (!raw.startsWith('/') || Buffer.byteLength(raw) > MAX_SOCKET_PATH_BYTES) {
+    throw new ConfigError(`DB_SOCKET must be an absolute path of at most ${MAX_SOCKET_PATH_BYTES} bytes, got "${raw}"`);
+  }
+  return raw;
+}
+
+/**
+ * `embedded` stays as it is: the embedded database replaces it with its socket at start, unless
+ * DB_SOCKET already names that socket (the workers of WORKERS=N, whose primary started it).
+ */
 function dbConfig(env: Env, dbHost: string): DbConfig {
   const defaultPort = port(env, 'DB_PORT', 3306);
   const nodes = dbHost === EMBEDDED_HOST ? [{ host: dbHost, port: defaultPort }] : parseHostList(dbHost, defaultPort);
+  const socket = socketPath(env);
+  if (socket !== undefined && nodes.length > 1) {
+    throw new ConfigError('DB_SOCKET names one server on this machine: it cannot be combined with a DB_HOST list of several');
+  }
   return {
+    ...(socket === undefined ? {} : { socketPath: socket }),
     ...nodes[0]!,
     user: text(env, 'DB_USER', 'root'),
     password: env.DB_PASSWORD ?? '',
@@ -177,12 +198,11 @@ export function entryDefaults(argv: readonly string[] = process.argv): ConfigDef
 export function loadConfig(env: Env = process.env, defaults: ConfigDefaults = {}): Config {
   const configured = env.ACCESS_PASSWORD;
   const accessPasswordGenerated = configured === undefined || configured === '';
-  const dbHost = text(env, 'DB_HOST', defaults.dbHost ?? 'db');
+  // DB_SOCKET names a server already running: it replaces the embedded default, not an explicit DB_HOST=embedded.
+  const socketGiven = text(env, 'DB_SOCKET', '') !== '';
+  const dbHost = text(env, 'DB_HOST', socketGiven && defaults.dbHost === EMBEDDED_HOST ? 'localhost' : (defaults.dbHost ?? 'db'));
   const format = logFormat(env);
   const workers = count(env, 'WORKERS', 1, 256, availableParallelism);
-  if (workers > 1 && dbHost === EMBEDDED_HOST) {
-    throw new ConfigError('WORKERS above 1 needs a database server of its own: set DB_HOST (the embedded database serves one process)');
-  }
   return {
     port: port(env, 'PORT', 5000),
     host: text(env, 'HOST', '0.0.0.0'),

@@ -19,17 +19,22 @@ export interface ServiceDatabase {
  * With `DB_HOST=embedded`, starts the private server (initialising its data directory on the first
  * start) and connects to it as root on its socket; otherwise uses the configured server as given,
  * never replacing an unreachable one by the embedded database. Throws EmbeddedServerError when the
- * embedded database cannot start.
+ * embedded database cannot start. With DB_SOCKET as well, the embedded database is already running
+ * on that socket (a worker's, started by its primary): it is used as it is, and never stopped here.
  */
 export async function openServiceDatabase(config: Pick<Config, 'db' | 'embedded'>): Promise<ServiceDatabase> {
   const { embedded } = config;
   if (embedded === undefined) {
     return { db: config.db, shown: serverName(config.db), stop: async () => {} };
   }
+  const shown = `embedded: ${embedded.dataDirShown}`;
+  if (config.db.socketPath !== undefined) {
+    return { db: { ...config.db, user: 'root', password: '' }, shown, stop: async () => {} };
+  }
   const server = await startPrivateServer({ dataDir: embedded.dataDir, binaries: findServerBinaries(embedded.bin) });
   return {
     db: { ...config.db, user: 'root', password: '', socketPath: server.socketPath },
-    shown: `embedded: ${embedded.dataDirShown}`,
+    shown,
     exited: server.exited,
     logFile: server.logFile,
     stop: () => server.stop(),

@@ -27,6 +27,20 @@ export function warnGeneratedPassword(config: Config): void {
   );
 }
 
+/** The service's database, or the one start-up line that says why the embedded one cannot start. */
+async function orFail(opening: Promise<ServiceDatabase>): Promise<ServiceDatabase> {
+  try {
+    return await opening;
+  } catch (error) {
+    if (!(error instanceof EmbeddedServerError)) throw error;
+    failStart(`The embedded database (DB_HOST=embedded) cannot start: ${error.message}`);
+  }
+}
+
+export function openDatabaseOrFail(config: Config): Promise<ServiceDatabase> {
+  return orFail(openServiceDatabase(config));
+}
+
 /**
  * One serving process: the whole service (WORKERS=1, with the embedded database if DB_HOST=embedded),
  * or one of several workers. A worker leaves schema set-up to the primary and is told when it is
@@ -35,6 +49,9 @@ export function warnGeneratedPassword(config: Config): void {
  */
 export async function runInstance(config: Config, logger: Logger): Promise<void> {
   const worker = cluster.isWorker;
+  if (worker && config.embedded !== undefined && config.db.socketPath === undefined) {
+    failStart('A worker never starts the embedded database: its primary hands it the socket (DB_SOCKET)');
+  }
   let app: App | undefined;
   let metricsServer: MetricsServer | undefined;
   const opening = openServiceDatabase(config);
@@ -62,13 +79,7 @@ export async function runInstance(config: Config, logger: Logger): Promise<void>
   // A worker whose primary died, however, drains and goes: nothing would replace or stop it.
   if (worker) process.on('disconnect', () => stop('primary gone'));
 
-  let database: ServiceDatabase;
-  try {
-    database = await opening;
-  } catch (error) {
-    if (!(error instanceof EmbeddedServerError)) throw error;
-    failStart(`The embedded database (DB_HOST=embedded) cannot start: ${error.message}`);
-  }
+  const database = await orFail(opening);
   // A signal arrived meanwhile: stop() ends the process once the database it waited for is stopped.
   if (stopping) await new Promise(() => {});
   // Without the database it started itself the service cannot recover: it says so and exits non-zero.

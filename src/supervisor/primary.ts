@@ -2,10 +2,11 @@ import cluster, { type Worker } from 'node:cluster';
 import type { Config } from '../config.js';
 import { connectionsPerInstance, maxConnections } from '../db/connection-budget.js';
 import { SchemaSetup } from '../db/schema-setup.js';
+import type { ServiceDatabase } from '../db/service-database.js';
 import type { Logger } from '../log.js';
 import { collectFromWorkers, serveWorkers } from '../metrics/cluster.js';
 import { startMetricsServer, type MetricsServer } from '../metrics/server.js';
-import { SHUTDOWN_DRAIN_MS, warnGeneratedPassword } from './instance.js';
+import { openDatabaseOrFail, SHUTDOWN_DRAIN_MS, warnGeneratedPassword } from './instance.js';
 import { isMessage, schemaReadyMessage, schemaWantedMessage } from './messages.js';
 import { RestartBackoff } from './restart-backoff.js';
 
@@ -19,16 +20,31 @@ const STRAGGLER_GRACE_MS = 5000;
  * `/metrics`, and serves METRICS_PORT itself. SIGTERM/SIGINT drain every worker; it exits 0 once
  * all have, 1 if some had to be killed. If a worker dies before any ever listened (the port is
  * taken, say), the service cannot start: it exits 1, as a single process would.
+ * With the embedded database the primary starts it, before any worker, and hands its socket to the
+ * workers (DB_SOCKET); it stops it after the last worker has drained. If it dies on its own, the
+ * primary stops the workers and exits 1.
  */
 export async function runPrimary(config: Config, logger: Logger): Promise<void> {
+  let stopping = false;
+  // Registered first: a signal while the embedded database starts still stops it cleanly.
+  const earlySignal = (): void => {
+    stopping = true;
+  };
+  process.once('SIGTERM', earlySignal).once('SIGINT', earlySignal);
+  const opened = await openDatabaseOrFail(config);
+  process.off('SIGTERM', earlySignal).off('SIGINT', earlySignal);
+  if (stopping) {
+    await opened.stop();
+    process.exit(0);
+  }
+
   warnGeneratedPassword(config);
-  // Every worker must accept the same password, also a generated one.
-  const workerEnv = { ACCESS_PASSWORD: config.accessPassword };
+  // Every worker must accept the same password, also a generated one, and use the same database.
+  const workerEnv = { ACCESS_PASSWORD: config.accessPassword, ...embeddedDatabaseEnv(config, opened) };
   const backoff = new RestartBackoff();
   const startedAt = new Map<Worker, number>();
-  const schemaSetup = new SchemaSetup(config.db, logger);
+  const schemaSetup = new SchemaSetup(opened.db, logger);
   let schemaReady = false;
-  let stopping = false;
   let killedStragglers = false;
   let anyListened = false;
 
@@ -38,8 +54,17 @@ export async function runPrimary(config: Config, logger: Logger): Promise<void> 
     metricsServer = await startMetricsServer(() => collectFromWorkers(), logger, config.metricsPort, config.host);
     logger.info('metrics listening', { host: metricsServer.address.address, port: metricsServer.address.port });
   }
+  // The embedded database goes last, once no worker can use it any more.
   const exit = (code: number): void => {
-    void Promise.resolve(metricsServer?.close()).finally(() => process.exit(code));
+    void Promise.resolve(metricsServer?.close())
+      .then(() => opened.stop())
+      .then(
+        () => process.exit(code),
+        (error: unknown) => {
+          logger.error('shutdown failed', error);
+          process.exit(1);
+        },
+      );
   };
 
   const fork = (): void => {
@@ -58,7 +83,7 @@ export async function runPrimary(config: Config, logger: Logger): Promise<void> 
     const livedMs = performance.now() - (startedAt.get(worker) ?? 0);
     startedAt.delete(worker);
     if (stopping) {
-      if (running().length === 0) exit(killedStragglers ? 1 : 0);
+      if (running().length === 0) exit(killedStragglers ? 1 : exitCode);
       return;
     }
     if (!anyListened) {
@@ -83,18 +108,20 @@ export async function runPrimary(config: Config, logger: Logger): Promise<void> 
     schemaReady = true;
     for (const worker of running()) if (worker.isConnected()) worker.send(schemaReadyMessage);
     const needed = connectionsPerInstance(config.workers, config.poolSize, config.db.nodes?.length ?? 1);
-    const max = await maxConnections(config.db);
+    const max = await maxConnections(opened.db);
     if (max !== undefined && needed > max / 2) {
       logger.warn('WORKERS x DB_POOL_SIZE may reach max_connections', { workers: config.workers, poolSize: config.poolSize, needed, maxConnections: max });
     }
   });
 
-  const stop = (signal: NodeJS.Signals): void => {
+  let exitCode = 0;
+  const stop = (signal: NodeJS.Signals, code = 0): void => {
     if (stopping) return;
     stopping = true;
+    exitCode = code;
     schemaSetup.stop();
-    logger.info('shutting down', { signal, drainMs: SHUTDOWN_DRAIN_MS, workers: running().length });
-    if (running().length === 0) exit(0);
+    if (code === 0) logger.info('shutting down', { signal, drainMs: SHUTDOWN_DRAIN_MS, workers: running().length });
+    if (running().length === 0) exit(code);
     // Straight to each worker's process: cluster's worker.kill() would disconnect it first and end its drain.
     for (const worker of running()) worker.process.kill(signal);
     setTimeout(() => {
@@ -104,4 +131,16 @@ export async function runPrimary(config: Config, logger: Logger): Promise<void> 
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+  // Without the database it started itself the service cannot recover: it says so and exits non-zero.
+  void opened.exited?.then(() => {
+    if (stopping) return;
+    logger.warn('the embedded database stopped unexpectedly', { db: opened.shown, log: opened.logFile });
+    stop('SIGTERM', 1);
+  });
+}
+
+/** What a worker needs to use the embedded database its primary started: its socket, as root. */
+function embeddedDatabaseEnv(config: Config, database: ServiceDatabase): Record<string, string> {
+  if (config.embedded === undefined || database.db.socketPath === undefined) return {};
+  return { DB_HOST: 'embedded', DB_SOCKET: database.db.socketPath, DB_USER: 'root', DB_PASSWORD: '' };
 }

@@ -152,8 +152,48 @@ describe('loadConfig: DB_HOST as a host list', () => {
     assert.equal(db.port, 4001);
   });
 
-  test('WORKERS above 1 with the embedded database -> ConfigError naming WORKERS', () => {
-    assert.throws(() => loadConfig({ DB_HOST: 'embedded', WORKERS: '2' }), (error: unknown) => error instanceof ConfigError && /WORKERS/.test(error.message));
+  test('WORKERS above 1 with the embedded database is accepted: the primary starts it for its workers', () => {
+    const config = loadConfig({ DB_HOST: 'embedded', WORKERS: '2' });
+    assert.equal(config.workers, 2);
+    assert.ok(config.embedded);
+  });
+});
+
+describe('loadConfig: DB_SOCKET', () => {
+  test('an absolute path -> connect on that socket; host and port stay as names only', () => {
+    const config = loadConfig({ DB_HOST: 'localhost', DB_SOCKET: '/run/mysqld/mysqld.sock' });
+    assert.equal(config.db.socketPath, '/run/mysqld/mysqld.sock');
+    assert.equal(config.embedded, undefined);
+  });
+
+  test('unset or empty -> no socket', () => {
+    assert.equal(loadConfig({}).db.socketPath, undefined);
+    assert.equal(loadConfig({ DB_SOCKET: '' }).db.socketPath, undefined);
+  });
+
+  test('under npm start with DB_HOST unset, DB_SOCKET replaces the embedded default: no private server is started', () => {
+    const config = loadConfig({ DB_SOCKET: '/run/mysqld/mysqld.sock' }, entryDefaults(['--embedded-by-default']));
+    assert.equal(config.embedded, undefined);
+    assert.equal(config.db.socketPath, '/run/mysqld/mysqld.sock');
+  });
+
+  test('with an explicit DB_HOST=embedded it names the socket of the embedded database already running (a worker\'s)', () => {
+    const config = loadConfig({ DB_HOST: 'embedded', DB_SOCKET: '/tmp/data/mysql/mysqld.sock' });
+    assert.ok(config.embedded);
+    assert.equal(config.db.socketPath, '/tmp/data/mysql/mysqld.sock');
+  });
+
+  for (const value of ['mysqld.sock', './data/mysqld.sock', `/${'s'.repeat(107)}`]) {
+    test(`DB_SOCKET=${value.slice(0, 20)}… (relative, or longer than a socket path may be) -> ConfigError naming DB_SOCKET`, () => {
+      assert.throws(() => loadConfig({ DB_SOCKET: value }), (error: unknown) => error instanceof ConfigError && /DB_SOCKET/.test(error.message));
+    });
+  }
+
+  test('DB_SOCKET with a DB_HOST list of several servers -> ConfigError naming both', () => {
+    assert.throws(
+      () => loadConfig({ DB_HOST: 'g1,g2', DB_SOCKET: '/run/mysqld/mysqld.sock' }),
+      (error: unknown) => error instanceof ConfigError && /DB_SOCKET/.test(error.message) && /DB_HOST/.test(error.message),
+    );
   });
 });
 
