@@ -13,7 +13,7 @@ import {
   type PrivateServer,
 } from '../../src/db/embedded/index.js';
 import { projectRoot } from '../../src/paths.js';
-import { killServersOn } from '../helpers/server-processes.js';
+import { isRunning, killServersOn } from '../helpers/server-processes.js';
 
 /** The uid and gid of `nobody` on Debian. */
 const NOBODY = 65534;
@@ -41,14 +41,6 @@ async function scalar(server: PrivateServer, statement: string): Promise<unknown
   }
 }
 
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 describe('startPrivateServer', () => {
   test('an empty data directory is initialised; the server answers on its socket only and logs to a file there', async () => {

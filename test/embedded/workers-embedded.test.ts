@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { connectionOwner } from '../helpers/connection-owner.js';
 import { pollUntil } from '../helpers/poll-until.js';
-import { killServersOn, serversOn } from '../helpers/server-processes.js';
+import { isRunning, killServersOn, serversOn } from '../helpers/server-processes.js';
 import { ServiceProcess } from '../helpers/service-process.js';
 import { workerPids } from '../helpers/worker-pids.js';
 
@@ -141,7 +141,7 @@ describe('WORKERS=2 under npm start: two workers on one embedded database', { co
     const crashed = await startService(t);
     crashed.service.signal('SIGKILL');
     await crashed.service.exited;
-    await pollUntil('the orphaned workers to exit', () => (crashed.workers.every((pid) => !alive(pid)) ? true : undefined), { timeoutMs: 30_000 });
+    await pollUntil('the orphaned workers to exit', () => (crashed.workers.every((pid) => !isRunning(pid)) ? true : undefined), { timeoutMs: 30_000 });
     const restarted = await startService(t);
     const [connection] = await oneConnectionPerWorker(restarted);
     assert.equal((await connection!.send('GET', '/api/users/1')).status, 200);
@@ -156,15 +156,6 @@ describe('WORKERS=2 under npm start: two workers on one embedded database', { co
     const lines = service.entries().filter((line) => line.msg === 'the embedded database stopped unexpectedly');
     assert.equal(lines.length, 1, 'one line');
     assert.equal(lines[0]!.log, join(dataDir, 'server.log'), 'the line names the server log');
-    assert.ok(workers.every((pid) => !alive(pid)), 'no worker outlives the primary');
+    assert.ok(workers.every((pid) => !isRunning(pid)), 'no worker outlives the primary');
   });
 });
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}

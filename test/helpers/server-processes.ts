@@ -30,3 +30,13 @@ export function killServersOn(dataDir: string): void {
     }
   }
 }
+
+/** Whether a process of this pid exists (signal 0 checks without sending anything). */
+export function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
