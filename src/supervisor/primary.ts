@@ -30,7 +30,7 @@ export async function runPrimary(config: Config, logger: Logger): Promise<void> 
   const earlySignal = (): void => {
     stopping = true;
   };
-  process.once('SIGTERM', earlySignal).once('SIGINT', earlySignal);
+  process.on('SIGTERM', earlySignal).on('SIGINT', earlySignal);
   const opened = await openDatabaseOrFail(config);
   process.off('SIGTERM', earlySignal).off('SIGINT', earlySignal);
   if (stopping) {
