@@ -4,7 +4,7 @@
  */
 import { createApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
-import { createLogger } from '../src/log.js';
+import { createLogger } from '../src/log/logger.js';
 
 const config = loadConfig();
 const app = createApp({

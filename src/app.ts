@@ -10,7 +10,7 @@ import { clientAddress } from './http/client-address.js';
 import type { Handler } from './http/context.js';
 import { Router } from './http/router.js';
 import { createHttpServer, type HttpService, type ServerLimits } from './http/server.js';
-import type { Logger } from './log.js';
+import type { Logger } from './log/logger.js';
 import type { Snapshot } from './metrics/registry.js';
 import { registerMetricsRoute } from './metrics/route.js';
 import { ServiceMetrics } from './metrics/service-metrics.js';

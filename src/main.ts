@@ -1,6 +1,6 @@
 import cluster from 'node:cluster';
 import { ConfigError, entryDefaults, loadConfig, type Config } from './config.js';
-import { createLogger } from './log.js';
+import { createLogger } from './log/logger.js';
 import { failStart, runInstance } from './supervisor/instance.js';
 import { runPrimary } from './supervisor/primary.js';
 

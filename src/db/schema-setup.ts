@@ -1,5 +1,5 @@
 import type { DbConfig } from '../config.js';
-import type { Logger } from '../log.js';
+import type { Logger } from '../log/logger.js';
 import { serverName } from './pool.js';
 import { ensureSchema } from './schema.js';
 

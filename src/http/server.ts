@@ -1,7 +1,7 @@
 import { STATUS_CODES, ServerResponse, createServer, type IncomingMessage, type OutgoingHttpHeader, type OutgoingHttpHeaders, type Server } from 'node:http';
 import type { Socket } from 'node:net';
 import { isQueueFull } from '../db/batcher.js';
-import { type Logger, redactTarget } from '../log.js';
+import { type Logger, redactTarget } from '../log/logger.js';
 import { ClientGoneError } from './body.js';
 import type { Handler, RequestContext } from './context.js';
 import { ALL_API_METHODS, EXPOSED_HEADERS, sendPreflight } from './cors.js';

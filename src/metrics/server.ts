@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import type { Handler } from '../http/context.js';
 import { Router } from '../http/router.js';
 import { createHttpServer } from '../http/server.js';
-import type { Logger } from '../log.js';
+import type { Logger } from '../log/logger.js';
 import type { Snapshot } from './registry.js';
 import { registerMetricsRoute } from './route.js';
 

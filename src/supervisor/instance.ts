@@ -4,7 +4,7 @@ import type { Config } from '../config.js';
 import { EmbeddedServerError } from '../db/embedded/index.js';
 import { defaultTuning } from '../db/pool.js';
 import { openServiceDatabase, type ServiceDatabase } from '../db/service-database.js';
-import type { Logger } from '../log.js';
+import type { Logger } from '../log/logger.js';
 import { answerPrimary, askPrimary } from '../metrics/cluster.js';
 import { startMetricsServer, type MetricsServer } from '../metrics/server.js';
 import { startupFields } from '../startup-line.js';

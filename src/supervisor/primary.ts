@@ -3,7 +3,7 @@ import type { Config } from '../config.js';
 import { connectionsPerInstance, maxConnections } from '../db/connection-budget.js';
 import { SchemaSetup } from '../db/schema-setup.js';
 import type { ServiceDatabase } from '../db/service-database.js';
-import type { Logger } from '../log.js';
+import type { Logger } from '../log/logger.js';
 import { collectFromWorkers, serveWorkers } from '../metrics/cluster.js';
 import { startMetricsServer, type MetricsServer } from '../metrics/server.js';
 import { openDatabaseOrFail, SHUTDOWN_DRAIN_MS, warnGeneratedPassword } from './instance.js';

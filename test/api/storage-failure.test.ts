@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createApp } from '../../src/app.js';
-import { createLogger } from '../../src/log.js';
+import { createLogger } from '../../src/log/logger.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { request, type ApiResponse } from '../helpers/http.js';
 import { startService, TEST_PASSWORD, type RunningService } from '../helpers/service.js';

@@ -2,7 +2,7 @@ import { createApp, type App, type MetricsOptions } from '../../src/app.js';
 import type { ApiCompat, GuessingLimits } from '../../src/config.js';
 import type { PoolTuning } from '../../src/db/pool.js';
 import { serverLimits, type ServerLimits } from '../../src/http/server.js';
-import { createLogger } from '../../src/log.js';
+import { createLogger } from '../../src/log/logger.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 
 export const TEST_PASSWORD = 'test-pass-7f3a';

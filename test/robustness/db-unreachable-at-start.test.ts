@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { createApp } from '../../src/app.js';
-import { createLogger } from '../../src/log.js';
+import { createLogger } from '../../src/log/logger.js';
 import { createTestDatabase } from '../helpers/database.js';
 import { request } from '../helpers/http.js';
 import { pollUntil } from '../helpers/poll-until.js';

@@ -5,7 +5,7 @@ import { messages } from '../../src/http/errors.js';
 import type { Handler } from '../../src/http/context.js';
 import { Router } from '../../src/http/router.js';
 import { createHttpServer } from '../../src/http/server.js';
-import { createLogger } from '../../src/log.js';
+import { createLogger } from '../../src/log/logger.js';
 import { rawExchange } from '../helpers/raw-exchange.js';
 import { jsonRequest, rawRequest } from '../helpers/raw-request.js';
 import { startService, TEST_PASSWORD, type RunningService } from '../helpers/service.js';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { createLogger, describeError, redactTarget } from '../../src/log.js';
+import { createLogger, describeError, redactTarget } from '../../src/log/logger.js';
 
 describe('redactTarget: no pwd value survives, whatever the encoding of its key', () => {
   const secret = 'hunter2';

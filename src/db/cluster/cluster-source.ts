@@ -1,6 +1,6 @@
 import mysql, { type Pool, type PoolCluster, type PoolConnection } from 'mysql2';
 import type { DbConfig, DbNode } from '../../config.js';
-import type { Logger } from '../../log.js';
+import type { Logger } from '../../log/logger.js';
 import type { ConnectionSource } from '../connection-source.js';
 import { defaultTuning, poolOptions, poolUsage, type PoolTuning, type PoolUsage } from '../pool.js';
 import { prepareSession } from '../session.js';

@@ -1,4 +1,4 @@
-import type { LogFields } from './log.js';
+import type { LogFields } from './logger.js';
 
 /**
  * A log entry as a person reads it at a terminal: `12:04:05.123 WARN  message key=value ...`.

@@ -1,6 +1,6 @@
 import { writeSync } from 'node:fs';
-import type { LogFormat } from './config.js';
-import { prettyLine } from './log-pretty.js';
+import type { LogFormat } from '../config.js';
+import { prettyLine } from './pretty.js';
 
 export type LogFields = Record<string, unknown>;
 
