@@ -111,8 +111,9 @@ export function createHttpServer({ router, logger, limits = serverLimits, observ
       const known = router.lookup(path);
       if (known) route = known.route;
       // Any API path allows every API method, so a browser sends the real request and the page reads its 405 JSON.
-      const allow = known?.allow ?? (isApiPath(path) ? ALL_API_METHODS : undefined);
-      if (allow) sendPreflight(req, res, isApiPath(path) ? ALL_API_METHODS : allow, allow);
+      const api = isApiPath(path);
+      const allow = known?.allow ?? (api ? ALL_API_METHODS : undefined);
+      if (allow) sendPreflight(req, res, api ? ALL_API_METHODS : allow, allow);
       else sendJson(res, 404, notFoundBody);
       return;
     }
