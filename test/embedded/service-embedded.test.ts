@@ -1,22 +1,14 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { runScript } from '../helpers/child-process.js';
 import { request } from '../helpers/http.js';
 import { pollUntil } from '../helpers/poll-until.js';
-import { killServersOn, serversOn } from '../helpers/server-processes.js';
+import { embeddedWorkDir, serversOn } from '../helpers/server-processes.js';
 import { ServiceProcess } from '../helpers/service-process.js';
 
 const PASSWORD = 'embedded-pass';
-const workDir = realpathSync(mkdtempSync(join(tmpdir(), 'usvc-embedded-')));
-// The default data directory, ./data/mysql under the working directory.
-const dataDir = join(workDir, 'data', 'mysql');
-after(() => {
-  killServersOn(dataDir);
-  rmSync(workDir, { recursive: true, force: true });
-});
+const { workDir, dataDir } = embeddedWorkDir('usvc-embedded-');
 
 /** `npm start` in workDir with no DB_HOST set: the embedded database. */
 async function startService(t: { after(fn: () => Promise<unknown>): void }): Promise<{ service: ServiceProcess; baseUrl: string; ms: number }> {

@@ -1,22 +1,15 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { Agent, request as httpRequest } from 'node:http';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { connectionOwner } from '../helpers/connection-owner.js';
 import { pollUntil } from '../helpers/poll-until.js';
-import { isRunning, killServersOn, serversOn } from '../helpers/server-processes.js';
+import { embeddedWorkDir, isRunning, serversOn } from '../helpers/server-processes.js';
 import { ServiceProcess } from '../helpers/service-process.js';
 import { workerPids } from '../helpers/worker-pids.js';
 
 const PASSWORD = 'workers-embedded-pass';
-const workDir = realpathSync(mkdtempSync(join(tmpdir(), 'usvc-workers-embedded-')));
-const dataDir = join(workDir, 'data', 'mysql');
-after(() => {
-  killServersOn(dataDir);
-  rmSync(workDir, { recursive: true, force: true });
-});
+const { workDir, dataDir } = embeddedWorkDir('usvc-workers-embedded-');
 
 interface Started {
   service: ServiceProcess;

@@ -1,4 +1,7 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after } from 'node:test';
 
 /** The pids of database servers running on this data directory (Linux: read from /proc). */
 export function serversOn(dataDir: string): number[] {
@@ -39,4 +42,19 @@ export function isRunning(pid: number): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * A temporary working directory for a service on the embedded database, with that database's
+ * default data directory (./data/mysql) under it. After the file's tests, any server left on it is
+ * killed and the directory removed.
+ */
+export function embeddedWorkDir(prefix: string): { workDir: string; dataDir: string } {
+  const workDir = realpathSync(mkdtempSync(join(tmpdir(), prefix)));
+  const dataDir = join(workDir, 'data', 'mysql');
+  after(() => {
+    killServersOn(dataDir);
+    rmSync(workDir, { recursive: true, force: true });
+  });
+  return { workDir, dataDir };
 }
