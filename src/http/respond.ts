@@ -1,8 +1,10 @@
 import type { ServerResponse } from 'node:http';
 import { EXPOSED_HEADERS } from './cors.js';
+import { REQUEST_ID_HEADER, requestIdOf } from './request-id.js';
 
 // Built once: every API response carries the same fixed headers, passed to writeHead as one flat
-// array so Node stores them without a setHeader call (and its validation) per header.
+// array (with the request's id last, so the response need not copy it again to add it) so Node
+// stores them without a setHeader call (and its validation) per header.
 const jsonHeaders: readonly string[] = [
   'Content-Type', 'application/json; charset=utf-8',
   'Access-Control-Allow-Origin', '*',
@@ -15,7 +17,7 @@ const textHeaders: readonly string[] = ['Content-Type', 'text/plain; charset=utf
 
 /** Starts a JSON response whose length is not known yet (a streamed list). */
 export function writeJsonHead(res: ServerResponse, status: number): void {
-  res.writeHead(status, jsonHeaders as string[]);
+  res.writeHead(status, jsonHeaders.concat(REQUEST_ID_HEADER, requestIdOf(res)));
 }
 
 /** Sends an already serialised JSON body; serialising first means a failure there can still become a clean 500. */
@@ -27,6 +29,7 @@ export function sendJson(
 ): void {
   const headers = jsonHeaders.concat('Content-Length', String(Buffer.byteLength(body)));
   if (extraHeaders) for (const name in extraHeaders) headers.push(name, extraHeaders[name]!);
+  headers.push(REQUEST_ID_HEADER, requestIdOf(res));
   res.writeHead(status, headers);
   res.end(body);
 }
@@ -41,13 +44,13 @@ const notModifiedHeaders: readonly string[] = [
 
 /** 304 Not Modified: the client's copy, named by its ETag, is current. */
 export function sendNotModified(res: ServerResponse, etag: string): void {
-  res.writeHead(304, notModifiedHeaders.concat('ETag', etag));
+  res.writeHead(304, notModifiedHeaders.concat('ETag', etag, REQUEST_ID_HEADER, requestIdOf(res)));
   res.end();
 }
 
 /** A plain-text body, for the one answer of an older variant that is not JSON. */
 export function sendText(res: ServerResponse, status: number, body: string): void {
-  res.writeHead(status, textHeaders.concat('Content-Length', String(Buffer.byteLength(body))));
+  res.writeHead(status, textHeaders.concat('Content-Length', String(Buffer.byteLength(body)), REQUEST_ID_HEADER, requestIdOf(res)));
   res.end(body);
 }
 

@@ -7,7 +7,7 @@ import type { Handler, RequestContext } from './context.js';
 import { ALL_API_METHODS, EXPOSED_HEADERS, sendPreflight } from './cors.js';
 import { StorageError } from '../errors.js';
 import { HttpError, messages } from './errors.js';
-import { freshRequestId, requestIdFor } from './request-id.js';
+import { assignRequestId, freshRequestId, REQUEST_ID_HEADER, requestIdFor, requestIdOf } from './request-id.js';
 import { errorBody, sendJson } from './respond.js';
 import type { Router } from './router.js';
 
@@ -93,9 +93,10 @@ export function createHttpServer({ router, logger, limits = serverLimits, observ
     const path = mark === -1 ? url : url.slice(0, mark);
     const query = mark === -1 ? '' : url.slice(mark + 1);
     const requestId = requestIdFor(req.headers['x-request-id']);
-    (res as IdentifiedResponse).requestId = requestId;
+    assignRequestId(res, requestId);
     let route = UNMATCHED_ROUTE;
-    res.once('close', () => {
+    // A response closes once: `on` spares the wrapper and the removal `once` would cost every request.
+    res.on('close', () => {
       const status = res.writableFinished ? res.statusCode : 'aborted';
       const elapsedMs = performance.now() - started;
       logger.request(req.method ?? '', redactTarget(path, query), status, Math.round(elapsedMs * 10) / 10, requestId);
@@ -153,11 +154,6 @@ export function createHttpServer({ router, logger, limits = serverLimits, observ
   return { server, startDraining };
 }
 
-/** A response that knows the id of its request; set by the dispatcher, fresh when no request reached it. */
-interface IdentifiedResponse extends ServerResponse {
-  requestId?: string;
-}
-
 /**
  * Responses that carry `X-Request-Id` whichever path writes their head, and ask the client to
  * close the connection once `closing()` is true, decided as the head is written: requests already
@@ -167,7 +163,8 @@ interface IdentifiedResponse extends ServerResponse {
  * collection several times slower).
  */
 function serviceResponse(closing: () => boolean): typeof ServerResponse<IncomingMessage> {
-  return class ServiceResponse extends ServerResponse implements IdentifiedResponse {
+  return class ServiceResponse extends ServerResponse {
+    /** Declared here so every response has the same shape from the start (see request-id.ts). */
     requestId?: string;
 
     override writeHead(
@@ -178,10 +175,14 @@ function serviceResponse(closing: () => boolean): typeof ServerResponse<Incoming
       if (closing()) this.setHeader('Connection', 'close');
       const reason = typeof reasonOrHeaders === 'string' ? reasonOrHeaders : undefined;
       const given = reason === undefined ? reasonOrHeaders : headers;
-      const id = (this.requestId ??= freshRequestId());
-      // Flat header arrays (the hot path) stay flat: setHeader would switch Node to its slower path.
-      if (Array.isArray(given)) return super.writeHead(statusCode, reason, given.concat('X-Request-Id', id));
-      this.setHeader('X-Request-Id', id);
+      const id = requestIdOf(this);
+      // Flat header arrays stay flat (setHeader would switch Node to its slower path); those of
+      // respond.ts already end with the id.
+      if (Array.isArray(given)) {
+        const named = given.length >= 2 && given[given.length - 2] === REQUEST_ID_HEADER;
+        return super.writeHead(statusCode, reason, named ? given : given.concat(REQUEST_ID_HEADER, id));
+      }
+      this.setHeader(REQUEST_ID_HEADER, id);
       return super.writeHead(statusCode, reason, given as OutgoingHttpHeaders | undefined);
     }
   };
