@@ -29,6 +29,8 @@ export interface BenchOptions {
   workers: number;
   /** Run the service with METRICS=on and scrape /metrics once a second while it is measured. */
   metrics: boolean;
+  /** A commit whose service is measured too, alternating with this one's (throughput mode). */
+  baseline: string | undefined;
   runner: Runner;
 }
 
@@ -47,6 +49,8 @@ export const usage = `Usage: npx tsx bench/run.ts [options]
   --list-client auto|curl|node  what fetches the list in memory mode; auto is curl when installed (default auto)
   --profile                  write a CPU profile of the service to bench/results/profiles/
   --metrics                  service with METRICS=on, /metrics scraped every second while it is measured
+  --baseline <git-ref>       throughput mode: also measure the service as of that commit, alternating
+                             with this one in the same run (before/after figures and an x baseline column)
   --runner build|tsx         compile with tsc and run plain node, as in production (default), or run through tsx`;
 
 export function parseOptions(argv: string[]): BenchOptions {
@@ -65,6 +69,7 @@ export function parseOptions(argv: string[]): BenchOptions {
       'list-client': { type: 'string', default: 'auto' },
       profile: { type: 'boolean', default: false },
       metrics: { type: 'boolean', default: false },
+      baseline: { type: 'string' },
       runner: { type: 'string', default: 'build' },
       workers: { type: 'string', default: '1' },
       help: { type: 'boolean', default: false },
@@ -80,6 +85,8 @@ export function parseOptions(argv: string[]): BenchOptions {
   if (unknown.length > 0) fail(`unknown scenario(s): ${unknown.join(', ')}`);
   const workers = Math.round(positive(values.workers, 'workers'));
   if (workers > 1 && values['service-log'] === 'off') fail('--workers above 1 needs the real entry point: --service-log null or pipe');
+  if (values.baseline !== undefined && values.mode !== 'throughput') fail('--baseline is for the throughput mode');
+  if (values.baseline !== undefined && values['service-log'] === 'off') fail('--baseline needs the real entry point on both sides: --service-log null or pipe');
   return {
     mode: oneOf(values.mode, ['throughput', 'memory', 'cluster'] as const, 'mode'),
     durationSec: positive(values.duration, 'duration'),
@@ -93,6 +100,7 @@ export function parseOptions(argv: string[]): BenchOptions {
     listClient: oneOf(values['list-client'], ['auto', 'curl', 'node'] as const, 'list-client'),
     profile: values.profile,
     metrics: values.metrics,
+    baseline: values.baseline,
     runner: oneOf(values.runner, ['build', 'tsx'] as const, 'runner'),
     workers,
   };

@@ -4,7 +4,7 @@ import type { StdioOptions } from 'node:child_process';
 import { join } from 'node:path';
 import type { DbConfig } from '../src/config.js';
 import { projectRoot } from '../src/paths.js';
-import { hasExited, startTsChild, stopChild, withTimeout } from './lifecycle.js';
+import { hasExited, startChild, startTsChild, stopChild, withTimeout } from './lifecycle.js';
 import type { BenchOptions } from './options.js';
 
 const READY_TIMEOUT_MS = 30_000;
@@ -20,12 +20,14 @@ export interface RunningService {
  * host may be a DB_HOST list), with `workers` worker processes. Its
  * per-request log goes to /dev/null by default, so a slow reader can never be the bottleneck.
  * With `profile`, Node writes a .cpuprofile of the whole run into bench/results/profiles/.
+ * `entry` runs another build of the service instead (a baseline's compiled main.js, see baseline.ts).
  */
 export async function startService(
   db: DbConfig,
   accessPassword: string,
   { serviceLog: log, profile, metrics, workers = 1 }: Pick<BenchOptions, 'serviceLog' | 'profile'> &
     Partial<Pick<BenchOptions, 'metrics' | 'workers'>>,
+  entry?: string,
 ): Promise<RunningService> {
   const port = await freeTcpPort();
   const env = {
@@ -43,9 +45,10 @@ export async function startService(
   };
   const devNull = log === 'null' ? openSync('/dev/null', 'w') : undefined;
   const stdio: StdioOptions = ['ignore', devNull ?? 'pipe', 'pipe'];
-  const entry = log === 'off' ? 'bench/quiet-service.ts' : 'src/main.ts';
   const nodeArgs = profile ? ['--cpu-prof', '--cpu-prof-dir', join(projectRoot, 'bench', 'results', 'profiles')] : [];
-  const child = startTsChild(entry, stdio, env, nodeArgs);
+  const child = entry
+    ? startChild(process.execPath, [...nodeArgs, entry], stdio, env)
+    : startTsChild(log === 'off' ? 'bench/quiet-service.ts' : 'src/main.ts', stdio, env, nodeArgs);
   if (devNull !== undefined) closeSync(devNull);
   child.stdout?.resume();
   let stderr = '';

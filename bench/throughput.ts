@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { prepareBaseline, type Baseline } from './baseline.js';
 import { measureDbDirect, startHttpNoop } from './ceilings.js';
 import { createBenchDatabase } from './database.js';
 import { onCleanup } from './lifecycle.js';
@@ -21,6 +22,10 @@ export interface ScenarioResult {
   /** Service req/s divided by the ceiling's. */
   ratioToHttpNoop: number;
   ratioToDbDirect: number;
+  /** With --baseline: the older service's median run, its runs, and this service's req/s over its. */
+  baseline?: Measurement;
+  baselineRuns?: Measurement[];
+  ratioToBaseline?: number;
 }
 
 export interface ThroughputReport {
@@ -31,6 +36,7 @@ export interface ThroughputReport {
   httpNoop: Measurement;
   httpNoopRuns: Measurement[];
   scenarios: ScenarioResult[];
+  baseline?: Omit<Baseline, 'entry'>;
 }
 
 /**
@@ -47,7 +53,10 @@ export async function runThroughput(options: BenchOptions): Promise<void> {
   onCleanup(() => db.drop());
   const password = `bench-${randomBytes(6).toString('hex')}`;
   progress(`database ${db.config.database}; ${options.durationSec} s per run, ${options.connections} connections`);
+  const baseline = options.baseline === undefined ? undefined : prepareBaseline(options.baseline);
+  if (baseline) progress(`baseline ${baseline.ref} (${baseline.commit.slice(0, 12)}) built`);
   const service = await startService(db.config, password, options);
+  const baselineService = baseline ? await startService(db.config, password, options, baseline.entry) : undefined;
 
   const noop = await startHttpNoop();
   const httpNoopRuns: Measurement[] = [];
@@ -63,10 +72,16 @@ export async function runThroughput(options: BenchOptions): Promise<void> {
     const scenario = scenarioNamed(name);
     const dbDirectRuns: Measurement[] = [];
     const serviceRuns: Measurement[] = [];
+    const baselineRuns: Measurement[] = [];
     for (let run = 1; run <= options.repeat; run++) {
       progress(`${name}: db-direct${runLabel(run, options.repeat)}`);
       await db.resetUsers(scenario.tableRows);
       dbDirectRuns.push(await measureDbDirect(db.config, scenario, options));
+      if (baselineService) {
+        progress(`${name}: baseline${runLabel(run, options.repeat)}`);
+        await db.resetUsers(scenario.tableRows);
+        baselineRuns.push(await measureHttp(baselineService.baseUrl, baselineService.pid, scenario, password, options));
+      }
       progress(`${name}: service${runLabel(run, options.repeat)}`);
       await db.resetUsers(scenario.tableRows);
       const measured = measureHttp(service.baseUrl, service.pid, scenario, password, options);
@@ -74,6 +89,7 @@ export async function runThroughput(options: BenchOptions): Promise<void> {
     }
     const served = medianRun(serviceRuns);
     const dbDirect = medianRun(dbDirectRuns);
+    const before = baselineService ? medianRun(baselineRuns) : undefined;
     scenarios.push({
       name,
       tableRows: scenario.tableRows,
@@ -83,9 +99,11 @@ export async function runThroughput(options: BenchOptions): Promise<void> {
       dbDirectRuns,
       ratioToHttpNoop: served.reqPerSec / httpNoop.reqPerSec,
       ratioToDbDirect: served.reqPerSec / dbDirect.reqPerSec,
+      ...(before ? { baseline: before, baselineRuns, ratioToBaseline: served.reqPerSec / before.reqPerSec } : {}),
     });
   }
   await service.stop();
+  await baselineService?.stop();
 
   const report: ThroughputReport = {
     date: new Date().toISOString(),
@@ -95,13 +113,15 @@ export async function runThroughput(options: BenchOptions): Promise<void> {
     httpNoop,
     httpNoopRuns,
     scenarios,
+    ...(baseline ? { baseline: { ref: baseline.ref, commit: baseline.commit } } : {}),
   };
   console.log(throughputTable(report));
   progress(`results written to ${await writeResults('latest.json', report)}`);
 }
 
 export function throughputTable(report: ThroughputReport): string {
-  const row = (label: string, target: string, m: Measurement, ratios: [string, string]): string[] => [
+  const withBaseline = report.baseline !== undefined;
+  const row = (label: string, target: string, m: Measurement, ratios: string[]): string[] => [
     label,
     target,
     fixed(m.reqPerSec, 0),
@@ -112,11 +132,18 @@ export function throughputTable(report: ThroughputReport): string {
     m.cpuUsPerOp === null ? '-' : fixed(m.cpuUsPerOp, 0),
     ...ratios,
   ];
-  const rows = [row('http-noop', 'ceiling', report.httpNoop, ['1.00', '-'])];
+  const ratiosOf = (m: Measurement, dbDirect: Measurement | undefined, baseline: Measurement | undefined): string[] => [
+    fixed(m.reqPerSec / report.httpNoop.reqPerSec, 2),
+    dbDirect ? fixed(m.reqPerSec / dbDirect.reqPerSec, 2) : '-',
+    ...(withBaseline ? [baseline ? fixed(m.reqPerSec / baseline.reqPerSec, 2) : '-'] : []),
+  ];
+  const rows = [row('http-noop', 'ceiling', report.httpNoop, ratiosOf(report.httpNoop, undefined, undefined))];
   for (const s of report.scenarios) {
-    rows.push(row(s.name, 'service', s.service, [fixed(s.ratioToHttpNoop, 2), fixed(s.ratioToDbDirect, 2)]));
-    rows.push(row('', 'db-direct', s.dbDirect, [fixed(s.dbDirect.reqPerSec / report.httpNoop.reqPerSec, 2), '1.00']));
+    rows.push(row(s.name, 'service', s.service, ratiosOf(s.service, s.dbDirect, s.baseline)));
+    if (s.baseline) rows.push(row('', 'baseline', s.baseline, ratiosOf(s.baseline, s.dbDirect, s.baseline)));
+    rows.push(row('', 'db-direct', s.dbDirect, ratiosOf(s.dbDirect, s.dbDirect, s.baseline)));
   }
+  const ratioTitles = ['x http-noop', 'x db-direct', ...(withBaseline ? ['x baseline'] : [])];
   const { durationSec, connections, repeat, workers } = report.options;
   return [
     `${machineLine(report.machine)}; ${durationSec} s per run, ${connections} connections, WORKERS=${workers}, load from ${report.loadGenerator}`,
@@ -124,7 +151,10 @@ export function throughputTable(report: ThroughputReport): string {
       ? `Each row: the median of ${repeat} alternating runs by req/s (its latencies and CPU), errors over all runs.`
       : 'Each row: one run.',
     'CPU us/op: CPU time of the process under test (server, or the db-direct client) per successful request.',
-    formatTable(['scenario', 'target', 'req/s', 'p50 ms', 'p99 ms', 'p99/p50', 'errors', 'CPU us/op', 'x http-noop', 'x db-direct'], rows),
+    ...(report.baseline
+      ? [`baseline: the service as of ${report.baseline.ref} (${report.baseline.commit.slice(0, 12)}), measured in the same rounds.`]
+      : []),
+    formatTable(['scenario', 'target', 'req/s', 'p50 ms', 'p99 ms', 'p99/p50', 'errors', 'CPU us/op', ...ratioTitles], rows),
   ].join('\n');
 }
 
