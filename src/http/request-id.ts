@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 
 export const REQUEST_ID_HEADER = 'X-Request-Id';
@@ -6,9 +6,30 @@ export const REQUEST_ID_HEADER = 'X-Request-Id';
 /** 1-200 visible ASCII characters: no spaces, no controls, nothing a log line or header could trip over. */
 const CLIENT_ID = /^[\x21-\x7e]{1,200}$/;
 
-/** A new random id (a version 4 UUID: 122 random bits, not guessable from earlier ones). */
+const HEX = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, '0'));
+/**
+ * Random bytes for 4096 ids, drawn from the CSPRNG at once: randomUUID refills 2 KB every 128 ids,
+ * and in the serving process each refill cost about 30 us, a quarter of a microsecond per request.
+ */
+const pool = Buffer.alloc(16 * 4096);
+let next = pool.length;
+
+/** A new random id: a version 4 UUID (122 random bits, not guessable from earlier ones). */
 export function freshRequestId(): string {
-  return randomUUID();
+  if (next === pool.length) {
+    randomFillSync(pool);
+    next = 0;
+  }
+  const b = pool;
+  const i = next;
+  next += 16;
+  return (
+    HEX[b[i]!]! + HEX[b[i + 1]!] + HEX[b[i + 2]!] + HEX[b[i + 3]!] + '-' +
+    HEX[b[i + 4]!] + HEX[b[i + 5]!] + '-' +
+    HEX[(b[i + 6]! & 0x0f) | 0x40] + HEX[b[i + 7]!] + '-' +
+    HEX[(b[i + 8]! & 0x3f) | 0x80] + HEX[b[i + 9]!] + '-' +
+    HEX[b[i + 10]!] + HEX[b[i + 11]!] + HEX[b[i + 12]!] + HEX[b[i + 13]!] + HEX[b[i + 14]!] + HEX[b[i + 15]!]
+  );
 }
 
 /** The client's own `X-Request-Id` when it is acceptable, else a fresh one. */
