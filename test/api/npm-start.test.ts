@@ -1,0 +1,69 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { connect } from 'node:net';
+import { after, before, test } from 'node:test';
+import { projectRoot } from '../../src/paths.js';
+import { childEnv, dbEnv } from '../helpers/child-process.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { pollUntil } from '../helpers/poll-until.js';
+
+let db: TestDatabase;
+before(async () => {
+  db = await createTestDatabase('npm_start');
+});
+after(() => db.drop());
+
+/** npm itself: the one running this suite when there is one, else the one on PATH. */
+function npm(args: string[], env: NodeJS.ProcessEnv) {
+  const npmCli = process.env.npm_execpath;
+  const [command, prefix] = npmCli?.endsWith('.js') ? [process.execPath, [npmCli]] : ['npm', []];
+  // A process group of its own, so that whatever it started can be removed at the end if it outlived npm.
+  return spawn(command, [...prefix, ...args], { cwd: projectRoot, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+}
+
+function refused(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(false);
+    });
+    socket.once('error', (error: NodeJS.ErrnoException) => resolve(error.code === 'ECONNREFUSED'));
+  });
+}
+
+test('SIGTERM sent to `npm start` reaches the service: it drains and exits, and nothing keeps the port', async () => {
+  const child = npm(['start'], childEnv({ ...dbEnv(db.config), PORT: '0', HOST: '127.0.0.1', ACCESS_PASSWORD: 'npm-start-secret' }));
+  let stdout = '';
+  child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const entries = (): Array<Record<string, unknown>> =>
+    stdout.split('\n').flatMap((line) => {
+      try {
+        return [JSON.parse(line) as Record<string, unknown>];
+      } catch {
+        return [];
+      }
+    });
+  try {
+    const listening = await pollUntil('the listening line', async () => entries().find((entry) => entry.msg === 'listening'), {
+      timeoutMs: 30_000,
+    });
+    const port = Number(listening.port);
+    const health = await fetch(`http://127.0.0.1:${port}/healthz`);
+    assert.equal(health.status, 200);
+
+    child.kill('SIGTERM');
+    const code = await Promise.race([exited, new Promise<'running'>((resolve) => setTimeout(() => resolve('running'), 20_000).unref())]);
+    assert.notEqual(code, 'running', 'npm exited');
+    const shutdown = entries().find((entry) => entry.msg === 'shutting down');
+    assert.equal(shutdown?.signal, 'SIGTERM', 'the service itself received the signal and drained');
+    assert.equal(await pollUntil('the port to close', async () => ((await refused(port)) ? true : undefined), { timeoutMs: 10_000 }), true);
+  } finally {
+    try {
+      process.kill(-child.pid!, 'SIGKILL');
+    } catch {
+      // The whole group is gone already.
+    }
+  }
+});
