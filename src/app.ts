@@ -89,8 +89,9 @@ export function createApp(options: AppOptions): App {
     answers: compatAnswers[mode],
   });
   registerHealthRoutes(router, async () => schemaReady && (await store.answers()));
-  registerDocsRoutes(router, mode);
-  if (metrics && options.metrics?.onApiPort) registerMetricsRoute(router, readMetrics);
+  const metricsOnApiPort = metrics !== undefined && options.metrics?.onApiPort === true;
+  registerDocsRoutes(router, mode, metricsOnApiPort);
+  if (metricsOnApiPort) registerMetricsRoute(router, readMetrics);
   const http = createHttpServer({
     router,
     logger,

@@ -16,6 +16,21 @@ const notes: Record<Exclude<ApiCompat, 'contract'>, string> = {
 };
 
 /**
+ * The description a running service serves: its API_COMPAT mode's (see describeMode), with
+ * `/metrics` only when this server answers it there (METRICS=on without METRICS_PORT).
+ */
+export function describeService(contract: Json, mode: ApiCompat, metricsOnApiPort: boolean): Json {
+  const doc = describeMode(contract, mode);
+  if (metricsOnApiPort) return doc;
+  const served = (doc === contract ? structuredClone(contract) : doc) as Json & { paths: Json; tags?: Array<{ name: string }> };
+  delete served.paths['/metrics'];
+  if (served.tags) served.tags = served.tags.filter((tag) => tag.name !== METRICS_TAG);
+  return served;
+}
+
+const METRICS_TAG = 'operations';
+
+/**
  * The API description of the service as it runs: openapi.json describes the contract, and an
  * API_COMPAT mode changes exactly the answers it changes in the server, so the docs page and
  * generated clients agree with what the server does.

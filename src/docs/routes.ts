@@ -5,17 +5,22 @@ import type { ApiCompat } from '../config.js';
 import type { Handler } from '../http/context.js';
 import type { Router } from '../http/router.js';
 import { projectFile } from '../paths.js';
-import { describeMode } from './openapi-modes.js';
+import { describeService } from './openapi-modes.js';
 import { docsContentSecurityPolicy, indexHtml, initializerJs } from './page.js';
 import { StaticFolder, sendStatic } from './static-files.js';
 
 const swaggerUiFolder = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
 
-/** `/apidocs`: Swagger UI served from the swagger-ui-dist package, reading `/openapi.json` (of the active mode). */
-export function registerDocsRoutes(router: Router<Handler>, mode: ApiCompat = 'contract'): void {
+/**
+ * `/apidocs`: Swagger UI served from the swagger-ui-dist package, reading `/openapi.json`: the
+ * description of this server as configured (its API_COMPAT mode; `/metrics` when it serves that).
+ */
+export function registerDocsRoutes(router: Router<Handler>, mode: ApiCompat = 'contract', metricsOnApiPort = false): void {
   const contract = readFileSync(projectFile('openapi.json'));
   const openapi =
-    mode === 'contract' ? contract : JSON.stringify(describeMode(JSON.parse(contract.toString('utf8')) as Record<string, unknown>, mode), null, 2);
+    mode === 'contract' && metricsOnApiPort
+      ? contract
+      : JSON.stringify(describeService(JSON.parse(contract.toString('utf8')) as Record<string, unknown>, mode, metricsOnApiPort), null, 2);
   const assets = new StaticFolder(swaggerUiFolder, new Set(['index.html', 'swagger-initializer.js']));
   const pageHeaders = { 'Content-Security-Policy': docsContentSecurityPolicy, 'Cache-Control': 'no-cache' };
   const assetHeaders = { 'Cache-Control': 'public, max-age=3600' };

@@ -33,7 +33,8 @@ describe('the API reference at /apidocs, used in Chromium as a person would', { 
   const policies = new Set<string | undefined>();
 
   before(async () => {
-    [service, browser] = await Promise.all([startService('docs_page'), launchChromium()]);
+    // With metrics on its API port the server serves openapi.json as it is, `/metrics` included.
+    [service, browser] = await Promise.all([startService('docs_page', { metrics: { onApiPort: true } }), launchChromium()]);
     context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   });
   after(async () => {

@@ -282,9 +282,17 @@ const poolFull: Case[] = [
   ),
 ];
 
-/** Every case, as a service in `mode` must answer it. */
-export function casesFor(mode: ApiCompat): Case[] {
-  return [...normalCases(mode), ...storageDown, ...poolFull];
+/** `GET /metrics`, for a service that serves it on its API port: the figures, and the refusals any request can get. */
+const metricsCases: Case[] = [
+  row('getMetrics', 'GET /metrics -> 200, the figures in the text format', [200], send('GET', '/metrics')),
+  ...refusedRequests.map((bad) =>
+    row('getMetrics', `GET /metrics ${bad.what} -> ${bad.status} ${bad.example}`, [bad.status, bad.example], bad.send('GET', '/metrics')),
+  ),
+];
+
+/** Every case, as a service in `mode` must answer it (with `/metrics` when it serves that). */
+export function casesFor(mode: ApiCompat, metricsOnApiPort: boolean): Case[] {
+  return [...normalCases(mode), ...(metricsOnApiPort ? metricsCases : []), ...storageDown, ...poolFull];
 }
 
 /** Documented examples no case reproduces, and why. */
@@ -294,4 +302,5 @@ export const examplesNotReproduced: Record<string, string> = {
   user: 'user data varies with the database',
   internalError: 'a non-storage failure cannot be caused from outside without breaking the code',
   timedOut: 'the header timeout is 10 s: too slow for this suite (the status is covered by 431 and 400)',
+  exposition: 'the figures change with every request (the body is checked against its schema)',
 };

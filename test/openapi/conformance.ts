@@ -14,14 +14,22 @@ import { schemaErrors } from './schemas.js';
 
 /**
  * The conformance suite for a service in one API_COMPAT mode: the description it serves at
- * /openapi.json agrees with its router, and every real answer is documented there exactly.
+ * /openapi.json agrees with its router, and every real answer is documented there exactly. The
+ * contract mode runs with METRICS=on on the API port (its description then is openapi.json as it
+ * is, `/metrics` included); the other modes without metrics, so their descriptions leave it out.
  */
 export function runConformance(mode: ApiCompat): void {
   let service: RunningService;
   let api: ApiDescription;
-  const cases = casesFor(mode);
+  const metricsOnApiPort = mode === 'contract';
+  const cases = casesFor(mode, metricsOnApiPort);
   // The production limits on password guessing, with a trusted proxy so one case can use an address of its own.
-  const options: ServiceOptions = { apiCompat: mode, trustProxy: true, guessing: { maxFailures: 10, windowSeconds: 60 } };
+  const options: ServiceOptions = {
+    apiCompat: mode,
+    trustProxy: true,
+    guessing: { maxFailures: 10, windowSeconds: 60 },
+    ...(metricsOnApiPort ? { metrics: { onApiPort: true } } : {}),
+  };
 
   before(async () => {
     service = await startService(`openapi_${mode}`, options);
@@ -37,6 +45,11 @@ export function runConformance(mode: ApiCompat): void {
     } else {
       test('a compatibility mode says so in the description it serves', () => {
         assert.match(String((api.document as unknown as { info: { description: string } }).info.description), new RegExp(`API_COMPAT=${mode}`));
+      });
+      test('without metrics the served description leaves out /metrics and its tag', () => {
+        assert.equal(api.document.paths['/metrics'], undefined);
+        const tags = (api.document as unknown as { tags: Array<{ name: string }> }).tags.map((tag) => tag.name);
+        assert.deepEqual(tags, ['health', 'users']);
       });
     }
 

@@ -38,6 +38,25 @@ describe('METRICS off (the default)', () => {
   });
 });
 
+describe('the served /openapi.json documents /metrics exactly where the server answers it', () => {
+  const documentsMetrics = async (baseUrl: string): Promise<boolean> => {
+    const paths = ((await request(baseUrl, 'GET', '/openapi.json')).json as { paths: Record<string, unknown> }).paths;
+    return '/metrics' in paths;
+  };
+
+  test('METRICS=on on the API port: documented', async () => {
+    assert.equal(await documentsMetrics(service.baseUrl), true);
+  });
+
+  test('METRICS off: left out', async () => {
+    assert.equal(await documentsMetrics(plain.baseUrl), false);
+  });
+
+  test('METRICS_PORT (served on a port of its own): left out of the API port\'s description', async () => {
+    assert.equal(await documentsMetrics(separate.baseUrl), false);
+  });
+});
+
 describe('METRICS=on: GET /metrics in the Prometheus text format', () => {
   const expected: Array<[string, string]> = [
     ['http_requests_total', 'COUNTER'],
