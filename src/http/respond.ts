@@ -15,6 +15,11 @@ const jsonHeaders: readonly string[] = [
 
 const textHeaders: readonly string[] = ['Content-Type', 'text/plain; charset=utf-8', ...jsonHeaders.slice(2)];
 
+/** The same fixed headers as lines of a raw HTTP head, for answers written straight to a socket. */
+export const jsonHeaderLines = jsonHeaders
+  .map((item, i) => (i % 2 === 0 ? `${item}: ` : `${item}\r\n`))
+  .join('');
+
 /** Starts a JSON response whose length is not known yet (a streamed list). */
 export function writeJsonHead(res: ServerResponse, status: number): void {
   res.writeHead(status, jsonHeaders.concat(REQUEST_ID_HEADER, requestIdOf(res)));
@@ -35,12 +40,7 @@ export function sendJson(
 }
 
 // A 304 repeats what a 200 would have said about caching and cross-origin reading, and has no body.
-const notModifiedHeaders: readonly string[] = [
-  'Access-Control-Allow-Origin', '*',
-  'Access-Control-Expose-Headers', EXPOSED_HEADERS,
-  'X-Content-Type-Options', 'nosniff',
-  'Cache-Control', 'no-store',
-];
+const notModifiedHeaders = jsonHeaders.slice(2);
 
 /** 304 Not Modified: the client's copy, named by its ETag, is current. */
 export function sendNotModified(res: ServerResponse, etag: string): void {

@@ -4,11 +4,11 @@ import { isQueueFull } from '../db/batcher.js';
 import { type Logger, redactTarget } from '../log/logger.js';
 import { ClientGoneError } from './body.js';
 import type { Handler, RequestContext } from './context.js';
-import { ALL_API_METHODS, EXPOSED_HEADERS, sendPreflight } from './cors.js';
+import { ALL_API_METHODS, sendPreflight } from './cors.js';
 import { StorageError } from '../errors.js';
 import { HttpError, messages } from './errors.js';
 import { assignRequestId, freshRequestId, REQUEST_ID_HEADER, requestIdFor, requestIdOf } from './request-id.js';
-import { errorBody, sendJson } from './respond.js';
+import { errorBody, jsonHeaderLines, sendJson } from './respond.js';
 import type { Router } from './router.js';
 
 export interface ServerLimits {
@@ -175,14 +175,13 @@ function serviceResponse(closing: () => boolean): typeof ServerResponse<Incoming
       if (closing()) this.setHeader('Connection', 'close');
       const reason = typeof reasonOrHeaders === 'string' ? reasonOrHeaders : undefined;
       const given = reason === undefined ? reasonOrHeaders : headers;
-      const id = requestIdOf(this);
       // Flat header arrays stay flat (setHeader would switch Node to its slower path); those of
       // respond.ts already end with the id.
       if (Array.isArray(given)) {
-        const named = given.length >= 2 && given[given.length - 2] === REQUEST_ID_HEADER;
-        return super.writeHead(statusCode, reason, named ? given : given.concat(REQUEST_ID_HEADER, id));
+        const named = given[given.length - 2] === REQUEST_ID_HEADER;
+        return super.writeHead(statusCode, reason, named ? given : given.concat(REQUEST_ID_HEADER, requestIdOf(this)));
       }
-      this.setHeader(REQUEST_ID_HEADER, id);
+      this.setHeader(REQUEST_ID_HEADER, requestIdOf(this));
       return super.writeHead(statusCode, reason, given as OutgoingHttpHeaders | undefined);
     }
   };
@@ -219,13 +218,9 @@ function writeJsonToSocket(socket: Socket, status: number, message: string): voi
   const body = errorBody(message);
   socket.end(
     `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n` +
-      'Content-Type: application/json; charset=utf-8\r\n' +
+      jsonHeaderLines +
       `Content-Length: ${Buffer.byteLength(body)}\r\n` +
-      'Access-Control-Allow-Origin: *\r\n' +
-      `Access-Control-Expose-Headers: ${EXPOSED_HEADERS}\r\n` +
-      'X-Content-Type-Options: nosniff\r\n' +
-      'Cache-Control: no-store\r\n' +
-      `X-Request-Id: ${freshRequestId()}\r\n` +
+      `${REQUEST_ID_HEADER}: ${freshRequestId()}\r\n` +
       'Connection: close\r\n\r\n' +
       body,
   );
