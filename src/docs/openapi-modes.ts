@@ -1,17 +1,18 @@
 import type { ApiCompat } from '../config.js';
+import { messages } from '../http/errors.js';
 
 type Json = Record<string, unknown>;
 
 const MESSAGE = { $ref: '#/components/schemas/Message' };
-const WRONG_PASSWORD_MATE = 'Wrong password mate';
-const userNotFoundMessage = { userNotFound: { summary: 'Unknown id', value: { message: 'User not found' } } };
+const WRONG_PASSWORD_MATE = messages.wrongPasswordMate;
+const userNotFoundMessage = { userNotFound: { summary: 'Unknown id', value: { message: messages.userNotFound } } };
 
 const notes: Record<Exclude<ApiCompat, 'contract'>, string> = {
   earlier:
-    'a wrong, missing or repeated `pwd` on the list is answered 200 with the plain-text body `Wrong password mate`; ' +
+    `a wrong, missing or repeated \`pwd\` on the list is answered 200 with the plain-text body \`${WRONG_PASSWORD_MATE}\`; ` +
     'reading a missing user 500 `{"message": "User not found"}`; deleting one 404 `{"message": "User not found"}`',
   fastapi:
-    'a wrong, missing or repeated `pwd` on the list is answered 403 `{"message": "Wrong password mate"}`; ' +
+    `a wrong, missing or repeated \`pwd\` on the list is answered 403 \`{"message": "${WRONG_PASSWORD_MATE}"}\`; ` +
     'reading or deleting a missing user 404 `{"message": "User not found"}`',
 };
 

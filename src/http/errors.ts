@@ -17,6 +17,8 @@ export const messages = {
   nameOrEmailRequired: 'Name or email required',
   preconditionFailed: 'The user has changed: If-Match does not match its ETag',
   invalidPassword: 'Invalid password',
+  /** The older variants' answer to a wrong list password (spec section 7.2). */
+  wrongPasswordMate: 'Wrong password mate',
   tooManyFailures: 'Too many failed attempts',
   invalidJson: 'Invalid JSON body',
   bodyNotObject: 'Request body must be a JSON object',

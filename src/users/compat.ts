@@ -18,8 +18,8 @@ const json =
   (res) =>
     sendJson(res, status, body);
 
-const WRONG_PASSWORD_MATE = 'Wrong password mate';
-const userNotFound = json(404, errorBody(messages.userNotFound));
+/** The contract's 404 for an id no user has. */
+export const userNotFound = json(404, errorBody(messages.userNotFound));
 const userNotFoundMessage = json(404, messageBody(messages.userNotFound));
 
 export const compatAnswers: Readonly<Record<ApiCompat, CompatAnswers>> = {
@@ -29,12 +29,12 @@ export const compatAnswers: Readonly<Record<ApiCompat, CompatAnswers>> = {
     deleteMissing: userNotFound,
   },
   earlier: {
-    wrongPassword: (res) => sendText(res, 200, WRONG_PASSWORD_MATE),
+    wrongPassword: (res) => sendText(res, 200, messages.wrongPasswordMate),
     readMissing: json(500, messageBody(messages.userNotFound)),
     deleteMissing: userNotFoundMessage,
   },
   fastapi: {
-    wrongPassword: json(403, messageBody(WRONG_PASSWORD_MATE)),
+    wrongPassword: json(403, messageBody(messages.wrongPasswordMate)),
     readMissing: userNotFoundMessage,
     deleteMissing: userNotFoundMessage,
   },

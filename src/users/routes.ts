@@ -5,7 +5,7 @@ import type { Handler } from '../http/context.js';
 import { HttpError, messages } from '../http/errors.js';
 import { errorBody, messageBody, sendJson, sendNotModified } from '../http/respond.js';
 import type { Router } from '../http/router.js';
-import type { Answer, CompatAnswers } from './compat.js';
+import { userNotFound as updateMissing, type Answer, type CompatAnswers } from './compat.js';
 import type { WriteOutcome } from './conditional-writes.js';
 import { etagOf, ifMatch, ifNoneMatch, tagMatches } from './etag.js';
 import { isIdSegment, storableId } from './id.js';
@@ -30,9 +30,7 @@ export interface UserRouteDeps {
 const created = messageBody('User created successfully');
 const updated = messageBody('User updated successfully');
 const deleted = messageBody('User deleted successfully');
-const userNotFound = errorBody(messages.userNotFound);
 const preconditionFailed = errorBody(messages.preconditionFailed);
-const updateMissing: Answer = (res) => sendJson(res, 404, userNotFound);
 
 export function registerUserRoutes(router: Router<Handler>, deps: UserRouteDeps): void {
   const { store, passwordMatches, attempts, clientAddress, answers } = deps;
@@ -79,7 +77,8 @@ export function registerUserRoutes(router: Router<Handler>, deps: UserRouteDeps)
       return sendOutcome(res, await store.writeIf(id, { name, email }, precondition), updated, updateMissing);
     }
     const found = id !== undefined && (await store.update(id, name, email));
-    sendJson(res, found ? 200 : 404, found ? updated : userNotFound);
+    if (found) sendJson(res, 200, updated);
+    else updateMissing(res);
   }, byId);
 
   router.add('PATCH', '/api/users/:id', async ({ req, res, params }) => {
