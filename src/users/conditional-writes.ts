@@ -1,6 +1,6 @@
 import type { Database } from '../db/database.js';
 import { sql } from '../db/statements.js';
-import { etagHash, etagOf, tagMatches, type TagCondition } from './etag.js';
+import { etagHash, etagOf, quotedTag, tagMatches, type TagCondition } from './etag.js';
 import type { UserRow } from './user.js';
 
 /** The fields a write replaces (both for PUT, one or both for PATCH), or the user's removal. */
@@ -31,8 +31,8 @@ export class ConditionalWrites {
     for (;;) {
       const [row] = await this.db.read<UserRow[]>(sql.getUser, [id], deadline);
       if (!row) return NOT_FOUND;
-      if (precondition && !tagMatches(precondition, etagOf(row))) return PRECONDITION_FAILED;
       const current = etagHash(row);
+      if (precondition && !tagMatches(precondition, quotedTag(current))) return PRECONDITION_FAILED;
       if (change === 'remove') {
         const result = await this.db.write(sql.deleteUserIfTag, [id, current], deadline);
         if (result.affectedRows > 0) return { kind: 'done' };

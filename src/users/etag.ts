@@ -7,7 +7,12 @@ import type { UserRow } from './user.js';
  * in MySQL, so a write can be made conditional on it within its one statement.
  */
 export function etagOf(row: UserRow): string {
-  return `"${etagHash(row)}"`;
+  return quotedTag(etagHash(row));
+}
+
+/** The ETag header value of a hash from etagHash. */
+export function quotedTag(hash: string): string {
+  return `"${hash}"`;
 }
 
 /** The hash inside the quotes of etagOf, as sql.userEtag yields it. */
