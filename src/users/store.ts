@@ -123,19 +123,8 @@ export class UserStore {
    * together, when it is small; or the go-ahead to stream it alone (see ListTurn).
    */
   listTurn(): Promise<ListTurn> {
-    const turn = this.lists.submit();
-    if (!this.observer) return turn;
-    return turn.then(
-      (given) => {
-        // A shared list is complete here; a streamed one is counted when its stream ends.
-        if ('body' in given) this.observer!.operation('list', 'ok');
-        return given;
-      },
-      (error: unknown) => {
-        this.observer!.operation('list', outcomeOf(error));
-        throw error;
-      },
-    );
+    // A shared list is complete here; a streamed one is counted when its stream ends.
+    return this.counted('list', this.lists.submit(), (given) => 'body' in given);
   }
 
   /**
@@ -222,13 +211,16 @@ export class UserStore {
     return this.db.deadlineSince(batch[0]!.since);
   }
 
-  /** The operation's outcome goes to the observer; without one the promise is returned as it is. */
-  private counted<T>(kind: StoreOperation, pending: Promise<T>): Promise<T> {
+  /**
+   * The operation's outcome goes to the observer (a success only when `complete` says it is over);
+   * without an observer the promise is returned as it is.
+   */
+  private counted<T>(kind: StoreOperation, pending: Promise<T>, complete: (value: T) => boolean = () => true): Promise<T> {
     const observer = this.observer;
     if (!observer) return pending;
     return pending.then(
       (value) => {
-        observer.operation(kind, 'ok');
+        if (complete(value)) observer.operation(kind, 'ok');
         return value;
       },
       (error: unknown) => {
