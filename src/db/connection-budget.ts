@@ -1,14 +1,16 @@
 import mysql from 'mysql2';
 import type { DbConfig } from '../config.js';
+import { endpoint } from './pool.js';
 import { sql } from './statements.js';
 
 /**
- * The server's max_connections, read on a connection of its own (the first listed server), or
+ * The server's max_connections, read on a connection of its own (the first listed server, or the
+ * socket), or
  * undefined when it cannot be read: the caller only warns, so nothing depends on it.
  */
 export function maxConnections(db: DbConfig, timeoutMs = 2000): Promise<number | undefined> {
   return new Promise((resolve) => {
-    const connection = mysql.createConnection({ host: db.host, port: db.port, user: db.user, password: db.password, connectTimeout: timeoutMs });
+    const connection = mysql.createConnection({ ...endpoint(db), user: db.user, password: db.password, connectTimeout: timeoutMs });
     connection.on('error', () => {});
     connection.query({ sql: sql.maxConnections, timeout: timeoutMs }, (error, rows) => {
       connection.destroy();

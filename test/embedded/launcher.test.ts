@@ -12,6 +12,7 @@ import {
   startPrivateServer,
   type PrivateServer,
 } from '../../src/db/embedded/index.js';
+import { maxConnections } from '../../src/db/connection-budget.js';
 import { projectRoot } from '../../src/paths.js';
 import { isRunning, killServersOn } from '../helpers/server-processes.js';
 
@@ -53,6 +54,13 @@ describe('startPrivateServer', () => {
     assert.equal(Number(await scalar(server, 'SELECT @@skip_networking')), 1);
     await server.stop();
     assert.equal(isRunning(server.pid), false);
+  });
+
+  test("the primary's max_connections reading reaches a socket-only server (DB_HOST=embedded names no host)", async () => {
+    const server = await start(join(root, 'budget'));
+    const db = { host: 'embedded', port: 3306, socketPath: server.socketPath, user: 'root', password: '', database: 'budget' };
+    assert.equal(await maxConnections(db), Number(await scalar(server, 'SELECT @@max_connections')));
+    await server.stop();
   });
 
   test('a later start reuses the data: what was stored is still there and nothing is initialised again', async () => {
