@@ -1,8 +1,8 @@
 import type { AddressInfo } from 'node:net';
 import { FailedAttempts } from './auth/failed-attempts.js';
 import type { ApiCompat, DbConfig, GuessingLimits } from './config.js';
-import { createConnectionSource, endSource, sourceUsage, type ConnectionSource } from './db/connection-source.js';
-import { defaultTuning, type PoolTuning } from './db/pool.js';
+import { createConnectionSource, sourceUsage, type ConnectionSource } from './db/connection-source.js';
+import { defaultTuning, endPool, type PoolTuning } from './db/pool.js';
 import { SchemaSetup } from './db/schema-setup.js';
 import { registerDocsRoutes } from './docs/routes.js';
 import { registerHealthRoutes } from './health.js';
@@ -129,7 +129,7 @@ export function createApp(options: AppOptions): App {
         http.server.closeIdleConnections();
       });
       clearTimeout(force);
-      await endSource(pool);
+      await endPool(pool);
     },
   };
 }

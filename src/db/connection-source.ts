@@ -13,10 +13,6 @@ export interface ConnectionSource {
   end(callback: () => void): void;
 }
 
-export function endSource(source: ConnectionSource): Promise<void> {
-  return new Promise((resolve) => source.end(() => resolve()));
-}
-
 /** One pool for one server (as DB_HOST has always meant); a ClusterSource when DB_HOST lists several. */
 export function createConnectionSource(db: DbConfig, tuning: PoolTuning, logger?: Logger): ConnectionSource {
   return db.nodes && db.nodes.length > 1 ? new ClusterSource(db, db.nodes, tuning, logger) : createPool(db, tuning);

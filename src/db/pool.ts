@@ -87,7 +87,8 @@ export function poolOptions(db: DbConfig, where: Endpoint, tuning: PoolTuning): 
   };
 }
 
-export function endPool(pool: Pool): Promise<void> {
+/** Ends every connection of a pool (or of a ConnectionSource, which ends the same way). */
+export function endPool(pool: { end(callback: () => void): void }): Promise<void> {
   return new Promise((resolve) => pool.end(() => resolve()));
 }
 
@@ -100,7 +101,12 @@ export function endpoint(db: DbConfig): Endpoint {
 
 /** The server as a log line names it; every one of a DB_HOST list. */
 export function serverName(db: DbConfig): string {
-  return db.socketPath ?? (db.nodes ?? [db]).map((node) => `${node.host}:${node.port}`).join(',');
+  return db.socketPath ?? (db.nodes ?? [db]).map(nodeName).join(',');
+}
+
+/** `host:port`, as log lines and the cluster name a server. */
+export function nodeName(node: DbNode): string {
+  return `${node.host}:${node.port}`;
 }
 
 export interface PoolUsage {

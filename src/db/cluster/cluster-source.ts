@@ -2,7 +2,7 @@ import mysql, { type Pool, type PoolCluster, type PoolConnection } from 'mysql2'
 import type { DbConfig, DbNode } from '../../config.js';
 import type { Logger } from '../../log/logger.js';
 import type { ConnectionSource } from '../connection-source.js';
-import { defaultTuning, poolOptions, poolUsage, type PoolTuning, type PoolUsage } from '../pool.js';
+import { defaultTuning, nodeName, poolOptions, poolUsage, type PoolTuning, type PoolUsage } from '../pool.js';
 import { prepareSession } from '../session.js';
 import { NodeHealthCheck } from './node-health.js';
 
@@ -36,7 +36,7 @@ export class ClusterSource implements ConnectionSource {
   ) {
     const retryMs = tuning.nodeRetryMs ?? defaultTuning.nodeRetryMs;
     this.cluster = mysql.createPoolCluster({ canRetry: true, removeNodeErrorCount: 1, restoreNodeTimeout: retryMs, defaultSelector: 'ORDER' });
-    this.names = nodes.map((node) => `${node.host}:${node.port}`);
+    this.names = nodes.map(nodeName);
     nodes.forEach((node, i) => this.cluster.add(this.names[i]!, poolOptions(db, node, tuning)));
     this.cluster.on('offline', (name: string) => this.logger?.warn('database server left out after a failed connection', { server: name, retryInMs: retryMs }));
     this.cluster.on('online', (name: string) => this.logger?.info('database server connected again', { server: name }));

@@ -3,4 +3,4 @@ export { findServerBinaries, installAdvice, type ServerBinaries, type ServerFlav
 export { EmbeddedServerError } from './errors.js';
 export { startPrivateServer, type PrivateServer, type PrivateServerOptions } from './launcher.js';
 export { freeTcpPort } from './free-port.js';
-export { answersAsRoot, type ServerAddress } from './readiness.js';
+export { answersAsRoot } from './readiness.js';
