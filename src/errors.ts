@@ -10,3 +10,8 @@ export class StorageError extends Error {
     this.name = 'StorageError';
   }
 }
+
+/** What went wrong underneath: a StorageError's cause, any other error as it is. */
+export function causeOf(error: unknown): unknown {
+  return error instanceof StorageError ? error.cause : error;
+}

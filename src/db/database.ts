@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { PoolConnection, ResultSetHeader } from 'mysql2';
-import { StorageError } from '../errors.js';
+import { causeOf, StorageError } from '../errors.js';
 import type { ConnectionSource } from './connection-source.js';
 import { acquire, Deadline, DatabaseTimeoutError, execute, isConnectionLost, ping } from './deadline.js';
 import { retryPauseMs, wasRolledBack } from './rolled-back.js';
@@ -234,7 +234,7 @@ export class Database {
  * outcome unknown.
  */
 export function wasRefusedByServer(error: unknown): boolean {
-  const cause = error instanceof StorageError ? error.cause : error;
+  const cause = causeOf(error);
   const fromServer = typeof (cause as { sqlState?: unknown } | null)?.sqlState === 'string';
   return fromServer && !(cause instanceof DatabaseTimeoutError) && !isConnectionLost(cause);
 }
@@ -243,7 +243,7 @@ const ER_PARSE_ERROR = 1064;
 
 /** True when the server did not understand the statement (e.g. RETURNING on a server without it). */
 export function isSyntaxError(error: unknown): boolean {
-  const cause = error instanceof StorageError ? error.cause : error;
+  const cause = causeOf(error);
   return (cause as { errno?: unknown } | null)?.errno === ER_PARSE_ERROR;
 }
 

@@ -5,7 +5,7 @@ import { type Logger, redactTarget } from '../log/logger.js';
 import { ClientGoneError } from './body.js';
 import type { Handler, RequestContext } from './context.js';
 import { ALL_API_METHODS, sendPreflight } from './cors.js';
-import { StorageError } from '../errors.js';
+import { causeOf, StorageError } from '../errors.js';
 import { HttpError, messages } from './errors.js';
 import { assignRequestId, freshRequestId, REQUEST_ID_HEADER, requestIdFor, requestIdOf } from './request-id.js';
 import { errorBody, jsonHeaderLines, sendJson } from './respond.js';
@@ -77,7 +77,7 @@ export function createHttpServer({ router, logger, limits = serverLimits, observ
       logger.warn('database queue full', { method: req.method, path: ctx.path, requestId });
       sendJson(res, 503, errorBody(messages.busy), { 'Retry-After': '1' });
     } else {
-      logger.error('request failed', error instanceof StorageError ? error.cause : error, {
+      logger.error('request failed', causeOf(error), {
         method: req.method,
         path: ctx.path,
         requestId,

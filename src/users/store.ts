@@ -2,7 +2,7 @@ import { Batcher, isQueueFull, paddedSize, type Pending, type RunBatch } from '.
 import type { ConnectionSource } from '../db/connection-source.js';
 import { Database, isSyntaxError, wasRefusedByServer, type RowStream } from '../db/database.js';
 import type { Deadline } from '../db/deadline.js';
-import { StorageError } from '../errors.js';
+import { causeOf, StorageError } from '../errors.js';
 import { defaultTuning, type PoolTuning } from '../db/pool.js';
 import { sql } from '../db/statements.js';
 import { ConditionalWrites, type Change, type WriteOutcome } from './conditional-writes.js';
@@ -315,7 +315,7 @@ export class UserStore {
 
 /** A failure as the metrics count it: turned away because too much waits, or anything else. */
 function outcomeOf(error: unknown): OperationOutcome {
-  return isQueueFull(error instanceof StorageError ? error.cause : error) ? 'busy' : 'error';
+  return isQueueFull(causeOf(error)) ? 'busy' : 'error';
 }
 
 /** The items, the last one repeated up to the next power of two (harmless in IN lists and CASEs). */
