@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { FailedAttempts } from './auth/failed-attempts.js';
-import type { ApiCompat, DbConfig, GuessingLimits } from './config.js';
+import { DEFAULT_API_COMPAT, DEFAULT_GUESSING_LIMITS, type ApiCompat, type DbConfig, type GuessingLimits } from './config.js';
 import { createConnectionSource, sourceUsage, type ConnectionSource } from './db/connection-source.js';
 import { defaultTuning, endPool, type PoolTuning } from './db/pool.js';
 import { SchemaSetup } from './db/schema-setup.js';
@@ -80,16 +80,16 @@ export function createApp(options: AppOptions): App {
 
   const router = new Router<Handler>();
   const trustProxy = options.trustProxy ?? false;
-  const mode = options.apiCompat ?? 'contract';
+  const mode = options.apiCompat ?? DEFAULT_API_COMPAT;
   registerUserRoutes(router, {
     store,
     passwordMatches: passwordChecker(options.accessPassword),
-    attempts: new FailedAttempts(options.guessing ?? { maxFailures: 10, windowSeconds: 60 }),
+    attempts: new FailedAttempts(options.guessing ?? DEFAULT_GUESSING_LIMITS),
     clientAddress: (req) => clientAddress(req, trustProxy),
     answers: compatAnswers[mode],
   });
   registerHealthRoutes(router, async () => schemaReady && (await store.answers()));
-  const metricsOnApiPort = metrics !== undefined && options.metrics?.onApiPort === true;
+  const metricsOnApiPort = options.metrics?.onApiPort === true;
   registerDocsRoutes(router, mode, metricsOnApiPort);
   if (metricsOnApiPort) registerMetricsRoute(router, readMetrics);
   const http = createHttpServer({

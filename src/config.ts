@@ -35,6 +35,12 @@ export const EMBEDDED_HOST = 'embedded';
 export const apiCompatModes = ['contract', 'earlier', 'fastapi'] as const;
 export type ApiCompat = (typeof apiCompatModes)[number];
 
+/** Without API_COMPAT: the contract's answers. */
+export const DEFAULT_API_COMPAT: ApiCompat = 'contract';
+
+/** Without AUTH_MAX_FAILURES and AUTH_WINDOW_S: 10 wrong passwords within 60 s block an address. */
+export const DEFAULT_GUESSING_LIMITS = { maxFailures: 10, windowSeconds: 60 } as const;
+
 export interface GuessingLimits {
   /** Wrong passwords from one address within the window that block it. */
   maxFailures: number;
@@ -213,10 +219,10 @@ export function loadConfig(env: Env = process.env, defaults: ConfigDefaults = {}
     poolSize: count(env, 'DB_POOL_SIZE', 10, 1000),
     accessPassword: accessPasswordGenerated ? randomBytes(18).toString('base64url') : configured,
     accessPasswordGenerated,
-    apiCompat: oneOf(env, 'API_COMPAT', apiCompatModes, 'contract'),
+    apiCompat: oneOf(env, 'API_COMPAT', apiCompatModes, DEFAULT_API_COMPAT),
     guessing: {
-      maxFailures: positive(env, 'AUTH_MAX_FAILURES', 10),
-      windowSeconds: positive(env, 'AUTH_WINDOW_S', 60),
+      maxFailures: positive(env, 'AUTH_MAX_FAILURES', DEFAULT_GUESSING_LIMITS.maxFailures),
+      windowSeconds: positive(env, 'AUTH_WINDOW_S', DEFAULT_GUESSING_LIMITS.windowSeconds),
     },
     trustProxy: oneOf(env, 'TRUST_PROXY', ['0', '1'], '0') === '1',
     metrics: oneOf(env, 'METRICS', ['on', 'off'], 'off') === 'on',
