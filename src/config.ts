@@ -29,7 +29,7 @@ export interface EmbeddedDbConfig {
 
 export type LogFormat = 'json' | 'pretty';
 
-export const EMBEDDED_HOST = 'embedded';
+const EMBEDDED_HOST = 'embedded';
 
 /** Which implementation's answers the service gives where they differ (spec section 7.2). */
 export const apiCompatModes = ['contract', 'earlier', 'fastapi'] as const;
@@ -130,7 +130,7 @@ function count(env: Env, name: string, fallback: number, max: number, auto?: () 
  * `host[:port],host[:port],…`; a host without a port gets DB_PORT. An IPv6 address takes a port in
  * brackets (`[::1]:3307`); bare (`::1`) it is a host alone, as DB_HOST has always accepted.
  */
-export function parseHostList(raw: string, defaultPort: number): DbNode[] {
+function parseHostList(raw: string, defaultPort: number): DbNode[] {
   return raw.split(',').map((entry) => {
     const bare = entry.trim();
     if (/^[0-9a-fA-F:.]+$/.test(bare) && bare.split(':').length > 2) return { host: bare, port: defaultPort };

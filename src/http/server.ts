@@ -44,7 +44,7 @@ export interface HttpServerOptions {
 export type ResponseObserver = (method: string, route: string, status: number | 'aborted', seconds: number) => void;
 
 /** The route label of a request no route matched: raw paths would make one series per URL. */
-export const UNMATCHED_ROUTE = 'unmatched';
+const UNMATCHED_ROUTE = 'unmatched';
 
 export interface HttpService {
   server: Server;

@@ -30,38 +30,33 @@ const PRIMARY_TIMEOUT_MS = 3000;
 
 let nextId = 1;
 
-/** In a worker: answers the primary's requests for this worker's figures. Returns the way to stop. */
-export function answerPrimary(registry: Registry): () => void {
+/** In a worker: answers the primary's requests for this worker's figures. */
+export function answerPrimary(registry: Registry): void {
   const onMessage = (message: Message): void => {
     if (message?.type !== 'metrics:snapshot?' || typeof message.id !== 'number') return;
     const { id } = message;
     void registry.snapshot().then((snapshot) => process.send?.({ type: 'metrics:snapshot', id, snapshot } satisfies SnapshotAnswer));
   };
   process.on('message', onMessage);
-  return () => process.off('message', onMessage);
 }
 
-/** In the primary: the whole service's figures, its own (if any) and every live worker's, merged. */
-export async function collectFromWorkers(own?: Registry): Promise<Snapshot> {
+/** In the primary: the whole service's figures, every live worker's merged. */
+export async function collectFromWorkers(): Promise<Snapshot> {
   const workers = Object.values(cluster.workers ?? {}).filter((worker): worker is Worker => worker?.isConnected() === true);
-  const snapshots = await Promise.all([
-    own ? own.snapshot() : Promise.resolve([]),
-    ...workers.map((worker) => ask(worker, 'metrics:snapshot?', 'metrics:snapshot', WORKER_TIMEOUT_MS)),
-  ]);
+  const snapshots = await Promise.all(workers.map((worker) => ask(worker, 'metrics:snapshot?', 'metrics:snapshot', WORKER_TIMEOUT_MS)));
   return mergeSnapshots(snapshots);
 }
 
-/** In the primary: lets workers ask for the whole service's figures. Returns the way to stop. */
-export function serveWorkers(own?: Registry): () => void {
+/** In the primary: lets workers ask for the whole service's figures. */
+export function serveWorkers(): void {
   const onMessage = (worker: Worker, message: Message): void => {
     if (message?.type !== 'metrics:collect?' || typeof message.id !== 'number') return;
     const { id } = message;
-    void collectFromWorkers(own).then((snapshot) => {
+    void collectFromWorkers().then((snapshot) => {
       if (worker.isConnected()) worker.send({ type: 'metrics:collected', id, snapshot } satisfies SnapshotAnswer);
     });
   };
   cluster.on('message', onMessage);
-  return () => cluster.off('message', onMessage);
 }
 
 /** In a worker: the whole service's figures, merged by the primary. */

@@ -1,7 +1,7 @@
 import { HttpError } from '../http/errors.js';
 import { isIdSegment, MAX_USER_ID } from './id.js';
 
-export const MAX_PAGE_SIZE = 1000;
+const MAX_PAGE_SIZE = 1000;
 
 export interface PageRequest {
   limit: number;
@@ -9,7 +9,7 @@ export interface PageRequest {
   after: number;
 }
 
-export const pageErrors = {
+const pageErrors = {
   limit: `limit must be an integer from 1 to ${MAX_PAGE_SIZE}`,
   after: 'after must be a non-negative integer',
   afterWithoutLimit: 'after requires limit',

@@ -7,7 +7,7 @@ import { EmbeddedServerError } from './errors.js';
 /** Present once a data directory holds an initialised server: the system schema. */
 const MARKER = 'mysql';
 
-export function isInitialised(dataDir: string): boolean {
+function isInitialised(dataDir: string): boolean {
   return existsSync(join(dataDir, MARKER));
 }
 

@@ -45,7 +45,7 @@ export async function stopPid(pid: number, timeoutMs: number): Promise<void> {
   await exitsWithin(pid, timeoutMs);
 }
 
-export function isAlive(pid: number): boolean {
+function isAlive(pid: number): boolean {
   return signal(pid, 0);
 }
 
