@@ -1,4 +1,4 @@
-import mysql, { type Pool, type PoolCluster, type PoolConnection } from 'mysql2';
+import mysql, { type Pool, type PoolCluster, type PoolConnection, type PoolNamespace } from 'mysql2';
 import type { DbConfig, DbNode } from '../../config.js';
 import type { Logger } from '../../log/logger.js';
 import type { ConnectionSource } from '../connection-source.js';
@@ -19,11 +19,12 @@ type Callback = (error: NodeJS.ErrnoException | null, connection: PoolConnection
 export class ClusterSource implements ConnectionSource {
   private readonly cluster: PoolCluster;
   private readonly names: string[];
+  /** Each server's namespace of the cluster, by name: PoolCluster builds its key on every of() call. */
+  private readonly servers = new Map<string, PoolNamespace>();
   private readonly checks: NodeHealthCheck[];
   private readonly healthy: boolean[];
   /** The servers to try, in order: those that passed their last check, or all when none did. */
   private order: string[];
-  private readonly prepared = new WeakSet<PoolConnection>();
   private readonly intervalMs: number;
   private timer: NodeJS.Timeout | undefined;
   private closed = false;
@@ -31,13 +32,16 @@ export class ClusterSource implements ConnectionSource {
   constructor(
     db: DbConfig,
     nodes: DbNode[],
-    private readonly tuning: PoolTuning,
+    tuning: PoolTuning,
     private readonly logger?: Logger,
   ) {
     const retryMs = tuning.nodeRetryMs ?? defaultTuning.nodeRetryMs;
     this.cluster = mysql.createPoolCluster({ canRetry: true, removeNodeErrorCount: 1, restoreNodeTimeout: retryMs, defaultSelector: 'ORDER' });
     this.names = nodes.map(nodeName);
     nodes.forEach((node, i) => this.cluster.add(this.names[i]!, poolOptions(db, node, tuning)));
+    for (const name of this.names) this.servers.set(name, this.cluster.of(name));
+    // Each server's own pool announces its new connections, before handing them out, as createPool's does.
+    for (const pool of this.nodePools()) pool.on('connection', (connection: PoolConnection) => prepareSession(connection, tuning));
     this.cluster.on('offline', (name: string) => this.logger?.warn('database server left out after a failed connection', { server: name, retryInMs: retryMs }));
     this.cluster.on('online', (name: string) => this.logger?.info('database server connected again', { server: name }));
     this.intervalMs = tuning.healthCheckIntervalMs ?? defaultTuning.healthCheckIntervalMs;
@@ -59,12 +63,11 @@ export class ClusterSource implements ConnectionSource {
     this.cluster.end(() => callback());
   }
 
-  /** The sum over every server's pool; PoolCluster keeps them in a field it does not declare, read here only. */
+  /** The sum over every server's pool. */
   usage(): PoolUsage {
-    const nodes = (this.cluster as unknown as { _nodes?: Record<string, { pool: Pool }> })._nodes ?? {};
-    return Object.values(nodes).reduce(
-      (sum, node) => {
-        const usage = poolUsage(node.pool);
+    return this.nodePools().reduce(
+      (sum, pool) => {
+        const usage = poolUsage(pool);
         return { inUse: sum.inUse + usage.inUse, waiting: sum.waiting + usage.waiting };
       },
       { inUse: 0, waiting: 0 },
@@ -73,15 +76,16 @@ export class ClusterSource implements ConnectionSource {
 
   /** PoolCluster answers at once for a server it holds offline, so this walks on without waiting. */
   private tryInOrder(order: string[], index: number, callback: Callback): void {
-    this.cluster.of(order[index]!).getConnection((error, connection) => {
+    this.servers.get(order[index]!)!.getConnection((error, connection) => {
       if (error && index + 1 < order.length) return this.tryInOrder(order, index + 1, callback);
-      if (error) return callback(error, connection);
-      if (!this.prepared.has(connection)) {
-        this.prepared.add(connection);
-        prepareSession(connection, this.tuning);
-      }
-      callback(null, connection);
+      callback(error, connection);
     });
+  }
+
+  /** Every server's mysql2 pool: PoolCluster keeps them in a field it does not declare, read here only. */
+  private nodePools(): Pool[] {
+    const nodes = (this.cluster as unknown as { _nodes?: Record<string, { pool: Pool }> })._nodes ?? {};
+    return Object.values(nodes).map((node) => node.pool);
   }
 
   /** Checks every server at once, then again `intervalMs` after the slowest answered. */
