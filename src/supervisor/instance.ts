@@ -8,6 +8,7 @@ import type { Logger } from '../log/logger.js';
 import { answerPrimary, askPrimary } from '../metrics/cluster.js';
 import { startMetricsServer, type MetricsServer } from '../metrics/server.js';
 import { startupFields } from '../startup-line.js';
+import { stopWhenDatabaseDies } from './database-watch.js';
 import { isMessage, schemaReadyMessage, schemaWantedMessage } from './messages.js';
 
 export const SHUTDOWN_DRAIN_MS = 10_000;
@@ -82,12 +83,7 @@ export async function runInstance(config: Config, logger: Logger): Promise<void>
   const database = await orFail(opening);
   // A signal arrived meanwhile: stop() ends the process once the database it waited for is stopped.
   if (stopping) await new Promise(() => {});
-  // Without the database it started itself the service cannot recover: it says so and exits non-zero.
-  void database.exited?.then(() => {
-    if (stopping) return;
-    logger.warn('the embedded database stopped unexpectedly', { db: database.shown, log: database.logFile });
-    stop('embedded database stopped', 1);
-  });
+  stopWhenDatabaseDies(database, logger, () => stopping, () => stop('embedded database stopped', 1));
   if (!worker) warnGeneratedPassword(config);
 
   app = createApp({

@@ -6,6 +6,7 @@ import type { ServiceDatabase } from '../db/service-database.js';
 import type { Logger } from '../log/logger.js';
 import { collectFromWorkers, serveWorkers } from '../metrics/cluster.js';
 import { startMetricsServer, type MetricsServer } from '../metrics/server.js';
+import { stopWhenDatabaseDies } from './database-watch.js';
 import { openDatabaseOrFail, SHUTDOWN_DRAIN_MS, warnGeneratedPassword } from './instance.js';
 import { isMessage, schemaReadyMessage, schemaWantedMessage } from './messages.js';
 import { RestartBackoff } from './restart-backoff.js';
@@ -131,12 +132,7 @@ export async function runPrimary(config: Config, logger: Logger): Promise<void> 
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
-  // Without the database it started itself the service cannot recover: it says so and exits non-zero.
-  void opened.exited?.then(() => {
-    if (stopping) return;
-    logger.warn('the embedded database stopped unexpectedly', { db: opened.shown, log: opened.logFile });
-    stop('SIGTERM', 1);
-  });
+  stopWhenDatabaseDies(opened, logger, () => stopping, () => stop('SIGTERM', 1));
 }
 
 /** What a worker needs to use the embedded database its primary started: its socket, as root. */
