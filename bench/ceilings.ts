@@ -1,4 +1,4 @@
-import type { DbConfig } from '../src/config.js';
+import type { DbConfig } from '../src/config/environment.js';
 import type { DbDirectJob } from './db-direct.js';
 import { firstJsonLine, jsonOutput, startTsChild, stopChild } from './lifecycle.js';
 import type { Measurement } from './measurement.js';

@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startPrivateServer } from '../src/db/embedded/index.js';
+import { startPrivateServer } from '../src/embedded-db/index.js';
 import { freePorts } from '../test/helpers/free-ports.js';
 import { startGaleraCluster } from '../test/helpers/galera/galera-cluster.js';
 import { GALERA_INNODB_ARGS } from '../test/helpers/galera/galera-node.js';

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import mysql from 'mysql2/promise';
-import type { DbConfig } from '../src/config.js';
+import type { DbConfig } from '../src/config/environment.js';
 import { seededUser } from './workload.js';
 
 /** Rows per multi-row INSERT when filling the table: about 0.4 MB of SQL, well under max_allowed_packet. */

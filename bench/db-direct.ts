@@ -4,7 +4,7 @@
  * with no HTTP in between. Reads its job from BENCH_JOB and prints a Measurement as JSON.
  */
 import type { ResultSetHeader } from 'mysql2';
-import type { DbConfig } from '../src/config.js';
+import type { DbConfig } from '../src/config/environment.js';
 import { createPool, defaultTuning, endPool } from '../src/db/pool.js';
 import { sql } from '../src/db/statements.js';
 import { Tally } from './measurement.js';

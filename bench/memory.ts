@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { DbConfig } from '../src/config.js';
+import type { DbConfig } from '../src/config/environment.js';
 import { createBenchDatabase } from './database.js';
 import { jsonOutput, onCleanup, startTsChild } from './lifecycle.js';
 import { curlVersion, fetchListWithCurl } from './list-fetch-curl.js';

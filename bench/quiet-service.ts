@@ -3,7 +3,7 @@
  * `--service-log off` to see what per-request logging costs.
  */
 import { createApp } from '../src/app.js';
-import { loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/config/environment.js';
 import { createLogger } from '../src/log/logger.js';
 
 const config = loadConfig();

@@ -4,7 +4,7 @@
  * table read; `listUsersAsJson` is the statement the service itself streams (each row nearly the
  * API's JSON, see its comment). Reads {db, statement} from BENCH_JOB and prints {rows, seconds, cpuSeconds, peakRssMb, rssMb}.
  */
-import type { DbConfig } from '../src/config.js';
+import type { DbConfig } from '../src/config/environment.js';
 import { createPool, defaultTuning, endPool } from '../src/db/pool.js';
 import { sql } from '../src/db/statements.js';
 import { readProcessMemory } from './proc.js';

@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { apiCompatModes } from '../src/config.js';
+import { apiCompatModes } from '../src/config/environment.js';
 import { describeService } from '../src/docs/openapi-modes.js';
 import { projectFile } from '../src/paths.js';
 

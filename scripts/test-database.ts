@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { answersAsRoot, freeTcpPort, startPrivateServer } from '../src/db/embedded/index.js';
+import { answersAsRoot, freeTcpPort, startPrivateServer } from '../src/embedded-db/index.js';
 
 /** The server the test run uses, and how to let it go afterwards. */
 export interface TestDatabase {

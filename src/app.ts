@@ -1,11 +1,11 @@
 import type { AddressInfo } from 'node:net';
 import { FailedAttempts } from './auth/failed-attempts.js';
-import { DEFAULT_API_COMPAT, DEFAULT_GUESSING_LIMITS, type ApiCompat, type DbConfig, type GuessingLimits } from './config.js';
+import { DEFAULT_API_COMPAT, DEFAULT_GUESSING_LIMITS, type ApiCompat, type DbConfig, type GuessingLimits } from './config/environment.js';
 import { createConnectionSource, sourceUsage, type ConnectionSource } from './db/connection-source.js';
 import { defaultTuning, endPool, type PoolTuning } from './db/pool.js';
-import { SchemaSetup } from './db/schema-setup.js';
+import { SchemaSetup } from './startup/schema-setup.js';
 import { registerDocsRoutes } from './docs/routes.js';
-import { registerHealthRoutes } from './health.js';
+import { registerHealthRoutes } from './health/routes.js';
 import { clientAddress } from './http/client-address.js';
 import type { Handler } from './http/context.js';
 import { Router } from './http/router.js';
@@ -14,10 +14,10 @@ import type { Logger } from './log/logger.js';
 import type { Snapshot } from './metrics/registry.js';
 import { registerMetricsRoute } from './metrics/route.js';
 import { ServiceMetrics } from './metrics/service-metrics.js';
-import { compatAnswers } from './users/compat.js';
-import { UserStore } from './users/store.js';
-import { passwordChecker } from './users/password.js';
-import { registerUserRoutes } from './users/routes.js';
+import { compatAnswers } from './users/http/compat.js';
+import { UserStore } from './users/storage/store.js';
+import { passwordChecker } from './users/http/password.js';
+import { registerUserRoutes } from './users/http/routes.js';
 
 export interface AppOptions {
   db: DbConfig;

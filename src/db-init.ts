@@ -1,7 +1,7 @@
-import { ConfigError, entryDefaults, loadConfig } from './config.js';
-import { EmbeddedServerError } from './db/embedded/index.js';
-import { ensureSchema } from './db/schema.js';
-import { openServiceDatabase } from './db/service-database.js';
+import { ConfigError, entryDefaults, loadConfig } from './config/environment.js';
+import { EmbeddedServerError } from './embedded-db/index.js';
+import { ensureSchema } from './startup/schema.js';
+import { openServiceDatabase } from './startup/service-database.js';
 
 /** `npm run db:init`: applies schema.sql to the configured (or embedded) database now, and says what it did. */
 try {

@@ -1,5 +1,5 @@
 import cluster from 'node:cluster';
-import { ConfigError, entryDefaults, loadConfig, type Config } from './config.js';
+import { ConfigError, entryDefaults, loadConfig, type Config } from './config/environment.js';
 import { createLogger } from './log/logger.js';
 import { failStart, runInstance } from './supervisor/instance.js';
 import { runPrimary } from './supervisor/primary.js';

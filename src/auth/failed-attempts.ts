@@ -1,4 +1,4 @@
-import type { GuessingLimits } from '../config.js';
+import type { GuessingLimits } from '../config/environment.js';
 
 interface Attempts {
   /** When the recent wrong passwords came (ms), oldest first; only those within the window are kept. */

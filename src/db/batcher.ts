@@ -1,4 +1,4 @@
-import { StorageError } from '../errors.js';
+import { StorageError } from '../errors/storage-error.js';
 
 /** Too many operations of one kind are already waiting for a batch. */
 export class QueueFullError extends Error {

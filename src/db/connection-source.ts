@@ -1,5 +1,5 @@
 import type { Pool, PoolConnection } from 'mysql2';
-import type { DbConfig } from '../config.js';
+import type { DbConfig } from '../config/environment.js';
 import type { Logger } from '../log/logger.js';
 import { ClusterSource } from './cluster/cluster-source.js';
 import { createPool, poolUsage, type PoolTuning, type PoolUsage } from './pool.js';

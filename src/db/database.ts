@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { PoolConnection, ResultSetHeader } from 'mysql2';
-import { causeOf, StorageError } from '../errors.js';
+import { causeOf, StorageError } from '../errors/storage-error.js';
 import type { ConnectionSource } from './connection-source.js';
 import { acquire, Deadline, DatabaseTimeoutError, execute, isConnectionLost, ping } from './deadline.js';
 import { retryPauseMs, wasRolledBack } from './rolled-back.js';

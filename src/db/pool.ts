@@ -1,5 +1,5 @@
 import mysql, { type Pool, type PoolConnection, type PoolOptions } from 'mysql2';
-import type { DbConfig, DbNode } from '../config.js';
+import type { DbConfig, DbNode } from '../config/environment.js';
 import { prepareSession, type SessionTuning } from './session.js';
 
 export interface PoolTuning extends SessionTuning {

@@ -1,5 +1,5 @@
-import type { ApiCompat } from '../config.js';
-import { messages } from '../http/errors.js';
+import type { ApiCompat } from '../config/environment.js';
+import { messages } from '../errors/http-error.js';
 
 type Json = Record<string, unknown>;
 

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
-import type { ApiCompat } from '../config.js';
+import type { ApiCompat } from '../config/environment.js';
 import type { Handler } from '../http/context.js';
 import type { Router } from '../http/router.js';
 import { projectFile } from '../paths.js';

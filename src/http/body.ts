@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { HttpError, messages } from './errors.js';
+import { HttpError, messages } from '../errors/http-error.js';
 import { refusedKey } from './json-keys.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;

@@ -1,5 +1,5 @@
 import { writeSync } from 'node:fs';
-import type { LogFormat } from '../config.js';
+import type { LogFormat } from '../config/environment.js';
 import { prettyLine } from './pretty.js';
 
 export type LogFields = Record<string, unknown>;

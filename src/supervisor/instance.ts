@@ -1,13 +1,13 @@
 import cluster from 'node:cluster';
 import { createApp, type App } from '../app.js';
-import type { Config } from '../config.js';
-import { EmbeddedServerError } from '../db/embedded/index.js';
+import type { Config } from '../config/environment.js';
+import { EmbeddedServerError } from '../embedded-db/index.js';
 import { defaultTuning } from '../db/pool.js';
-import { openServiceDatabase, type ServiceDatabase } from '../db/service-database.js';
+import { openServiceDatabase, type ServiceDatabase } from '../startup/service-database.js';
 import type { Logger } from '../log/logger.js';
 import { answerPrimary, askPrimary } from '../metrics/cluster.js';
 import { startMetricsServer, type MetricsServer } from '../metrics/server.js';
-import { startupFields } from '../startup-line.js';
+import { startupFields } from '../startup/startup-line.js';
 import { stopWhenDatabaseDies } from './database-watch.js';
 import { isMessage, schemaReadyMessage, schemaWantedMessage } from './messages.js';
 

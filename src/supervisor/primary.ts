@@ -1,8 +1,8 @@
 import cluster, { type Worker } from 'node:cluster';
-import type { Config } from '../config.js';
-import { connectionsPerInstance, maxConnections } from '../db/connection-budget.js';
-import { SchemaSetup } from '../db/schema-setup.js';
-import type { ServiceDatabase } from '../db/service-database.js';
+import type { Config } from '../config/environment.js';
+import { connectionsPerInstance, maxConnections } from '../startup/connection-budget.js';
+import { SchemaSetup } from '../startup/schema-setup.js';
+import type { ServiceDatabase } from '../startup/service-database.js';
 import type { Logger } from '../log/logger.js';
 import { collectFromWorkers, serveWorkers } from '../metrics/cluster.js';
 import { startMetricsServer, type MetricsServer } from '../metrics/server.js';

@@ -5,7 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import { curlVersion, fetchListWithCurl } from '../../bench/list-fetch-curl.js';
 import { fetchList, type FetchList } from '../../bench/list-fetch.js';
 import { seededUser } from '../../bench/workload.js';
-import { userJson } from '../../src/users/user.js';
+import { userJson } from '../../src/users/rules/user.js';
 
 const ROWS = 2500;
 

@@ -11,8 +11,8 @@ import {
   freeTcpPort,
   startPrivateServer,
   type PrivateServer,
-} from '../../src/db/embedded/index.js';
-import { maxConnections } from '../../src/db/connection-budget.js';
+} from '../../src/embedded-db/index.js';
+import { maxConnections } from '../../src/startup/connection-budget.js';
 import { projectRoot } from '../../src/paths.js';
 import { isRunning, killServersOn } from '../helpers/server-processes.js';
 
@@ -143,7 +143,7 @@ describe('startPrivateServer as an ordinary user', () => {
     chownSync(dataDir, NOBODY, NOBODY);
     try {
       const script = [
-        `import { startPrivateServer } from ${JSON.stringify(join(projectRoot, 'src/db/embedded/index.ts'))};`,
+        `import { startPrivateServer } from ${JSON.stringify(join(projectRoot, 'src/embedded-db/index.ts'))};`,
         `const server = await startPrivateServer({ dataDir: ${JSON.stringify(join(dataDir, 'data'))} });`,
         'console.log(JSON.stringify({ uid: process.getuid(), pid: server.pid }));',
         'await server.stop();',

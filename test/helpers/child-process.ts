@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
-import type { DbConfig } from '../../src/config.js';
+import type { DbConfig } from '../../src/config/environment.js';
 import { projectRoot } from '../../src/paths.js';
 
 export interface Exit {

@@ -1,4 +1,4 @@
-import type { DbConfig } from '../../src/config.js';
+import type { DbConfig } from '../../src/config/environment.js';
 import { dbEnv } from './child-process.js';
 import { pollUntil } from './poll-until.js';
 import { TEST_PASSWORD } from './service.js';

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import mysql from 'mysql2/promise';
-import type { DbConfig } from '../../src/config.js';
+import type { DbConfig } from '../../src/config/environment.js';
 
 /** The server tests run against: TEST_DB_* or a local MariaDB/MySQL as root without a password. */
 export const testServer = {

@@ -1,5 +1,5 @@
 import { createApp, type App, type MetricsOptions } from '../../src/app.js';
-import type { ApiCompat, GuessingLimits } from '../../src/config.js';
+import type { ApiCompat, GuessingLimits } from '../../src/config/environment.js';
 import type { PoolTuning } from '../../src/db/pool.js';
 import { serverLimits, type ServerLimits } from '../../src/http/server.js';
 import { createLogger } from '../../src/log/logger.js';

@@ -1,4 +1,4 @@
-import type { ApiCompat } from '../../src/config.js';
+import type { ApiCompat } from '../../src/config/environment.js';
 import { type ApiResponse, request } from '../helpers/http.js';
 import { TEST_PASSWORD } from '../helpers/service.js';
 import { badBodies, refusedRequests } from './bad-requests.js';

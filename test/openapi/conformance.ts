@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { PoolConnection } from 'mysql2';
 import type { ConnectionSource } from '../../src/db/connection-source.js';
-import type { ApiCompat } from '../../src/config.js';
+import type { ApiCompat } from '../../src/config/environment.js';
 import { registerDocsRoutes } from '../../src/docs/routes.js';
 import type { Handler } from '../../src/http/context.js';
 import { Router } from '../../src/http/router.js';

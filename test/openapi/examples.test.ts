@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { apiCompatModes } from '../../src/config.js';
+import { apiCompatModes } from '../../src/config/environment.js';
 import { describeMode } from '../../src/docs/openapi-modes.js';
 import { document, type Example, type Schema } from './document.js';
 import { schemaErrors } from './schemas.js';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { ApiCompat } from '../../src/config.js';
+import type { ApiCompat } from '../../src/config/environment.js';
 import { runScript } from '../helpers/child-process.js';
 import { request } from '../helpers/http.js';
 import { startService, TEST_PASSWORD, type RunningService } from '../helpers/service.js';

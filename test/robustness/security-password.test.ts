@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { createRequire, syncBuiltinESMExports } from 'node:module';
 import { after, before, describe, mock, test } from 'node:test';
-import { passwordChecker } from '../../src/users/password.js';
+import { passwordChecker } from '../../src/users/http/password.js';
 import { rawExchange } from '../helpers/raw-exchange.js';
 import { rawRequest } from '../helpers/raw-request.js';
 import { startService, type RunningService } from '../helpers/service.js';

@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import type { Pool } from 'mysql2';
 import { createPool, endPool } from '../../src/db/pool.js';
-import { ensureSchema } from '../../src/db/schema.js';
-import { StorageError } from '../../src/errors.js';
-import { UserStore } from '../../src/users/store.js';
+import { ensureSchema } from '../../src/startup/schema.js';
+import { StorageError } from '../../src/errors/storage-error.js';
+import { UserStore } from '../../src/users/storage/store.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 
 // Operations submitted in the same tick leave in one batch (see db/batcher.ts), so each test below

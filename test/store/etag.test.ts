@@ -3,10 +3,10 @@ import { after, before, test } from 'node:test';
 import type { Pool } from 'mysql2';
 import { Database } from '../../src/db/database.js';
 import { createPool, endPool } from '../../src/db/pool.js';
-import { ensureSchema } from '../../src/db/schema.js';
+import { ensureSchema } from '../../src/startup/schema.js';
 import { sql } from '../../src/db/statements.js';
-import { etagHash } from '../../src/users/etag.js';
-import type { UserRow } from '../../src/users/user.js';
+import { etagHash } from '../../src/users/rules/etag.js';
+import type { UserRow } from '../../src/users/rules/user.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 
 let db: TestDatabase;

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { Batcher, paddedSize, QueueFullError, type Pending } from '../../src/db/batcher.js';
-import { StorageError } from '../../src/errors.js';
+import { StorageError } from '../../src/errors/storage-error.js';
 
 /** A batch runner that records each batch and finishes only when the test says so. */
 function controlledRunner() {

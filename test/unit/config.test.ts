@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { availableParallelism } from 'node:os';
 import { describe, test } from 'node:test';
 import { resolve } from 'node:path';
-import { ConfigError, entryDefaults, loadConfig } from '../../src/config.js';
+import { ConfigError, entryDefaults, loadConfig } from '../../src/config/environment.js';
 
 describe('loadConfig: defaults', () => {
   test('an empty environment gives the defaults of the spec', () => {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Pool } from 'mysql2';
 import { sql } from '../../src/db/statements.js';
-import { UserStore } from '../../src/users/store.js';
+import { UserStore } from '../../src/users/storage/store.js';
 
 /**
  * A stand-in for a MySQL server, which has no INSERT ... RETURNING: it refuses that statement with

@@ -4,7 +4,7 @@ import { describe, test } from 'node:test';
 import type { PoolConnection } from 'mysql2';
 import type { ConnectionSource } from '../../src/db/connection-source.js';
 import { Database } from '../../src/db/database.js';
-import { StorageError } from '../../src/errors.js';
+import { StorageError } from '../../src/errors/storage-error.js';
 
 /** What the fake server answers to each statement in turn: a result, or an error. */
 type Answer = unknown;

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { etagOf, ifMatch, ifNoneMatch, tagMatches } from '../../src/users/etag.js';
+import { etagOf, ifMatch, ifNoneMatch, tagMatches } from '../../src/users/rules/etag.js';
 
 const A = '"0123456789abcdef0123456789abcdef"';
 const B = '"fedcba9876543210fedcba9876543210"';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { isIdSegment, MAX_USER_ID, storableId } from '../../src/users/id.js';
+import { isIdSegment, MAX_USER_ID, storableId } from '../../src/users/rules/id.js';
 
 describe('isIdSegment: a canonical unsigned decimal integer', () => {
   const ids = ['0', '1', '9', '10', '2147483647', '2147483648', '99999999999', '9'.repeat(40)];

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { UserListChunks } from '../../src/users/list-json.js';
-import { userJson, type UserRow } from '../../src/users/user.js';
+import { UserListChunks } from '../../src/users/storage/list-json.js';
+import { userJson, type UserRow } from '../../src/users/rules/user.js';
 
-/** A row as sql.listUsersAsJson sends it (see the ListRow comment in src/users/list-json.ts). */
+/** A row as sql.listUsersAsJson sends it (see the ListRow comment in src/users/storage/list-json.ts). */
 function listRow(user: UserRow): Buffer {
   const head = `{"id":${user.id},"name":"${user.name}","email":"${user.email}","created_at":`;
   const count = [...user.name].length;

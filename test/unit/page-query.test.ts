@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { HttpError } from '../../src/http/errors.js';
-import { nextPageLink, pageRequest } from '../../src/users/page-query.js';
+import { HttpError } from '../../src/errors/http-error.js';
+import { nextPageLink, pageRequest } from '../../src/users/rules/page-query.js';
 
 describe('pageRequest: the page a list query asks for', () => {
   const accepted: Array<[query: string, page: ReturnType<typeof pageRequest>]> = [

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { passwordChecker, singlePassword } from '../../src/users/password.js';
+import { passwordChecker, singlePassword } from '../../src/users/http/password.js';
 
 describe('passwordChecker', () => {
   const matches = passwordChecker('s3cret-Ü');

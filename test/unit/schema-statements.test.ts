@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { schemaStatements } from '../../src/db/schema.js';
+import { schemaStatements } from '../../src/startup/schema.js';
 
 test('schema.sql splits into the CREATE TABLE and the seed INSERT, both aimed at the given table', () => {
   const statements = schemaStatements('users_staging');

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { connectionsPerInstance } from '../../src/db/connection-budget.js';
+import { connectionsPerInstance } from '../../src/startup/connection-budget.js';
 import { RestartBackoff } from '../../src/supervisor/restart-backoff.js';
 
 test('a worker that keeps dying young is replaced after a pause that doubles, up to the maximum', () => {

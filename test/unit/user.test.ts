@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { timestampJson, userJson } from '../../src/users/user.js';
+import { timestampJson, userJson } from '../../src/users/rules/user.js';
 
 describe('user rows as JSON', () => {
   test('a MySQL UTC datetime string becomes an ISO 8601 UTC JSON string with milliseconds; NULL becomes null', () => {

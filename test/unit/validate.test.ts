@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { HttpError } from '../../src/http/errors.js';
-import { MAX_FIELD_LENGTH, validateUserInput } from '../../src/users/validate.js';
+import { HttpError } from '../../src/errors/http-error.js';
+import { MAX_FIELD_LENGTH, validateUserInput } from '../../src/users/rules/validate.js';
 
 const REQUIRED = 'Name and email required';
 

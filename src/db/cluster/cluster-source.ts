@@ -1,5 +1,5 @@
 import mysql, { type Pool, type PoolCluster, type PoolConnection, type PoolNamespace } from 'mysql2';
-import type { DbConfig, DbNode } from '../../config.js';
+import type { DbConfig, DbNode } from '../../config/environment.js';
 import type { Logger } from '../../log/logger.js';
 import type { ConnectionSource } from '../connection-source.js';
 import { defaultTuning, nodeName, poolOptions, poolUsage, type PoolTuning, type PoolUsage } from '../pool.js';

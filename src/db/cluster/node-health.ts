@@ -1,5 +1,5 @@
 import mysql, { type Connection } from 'mysql2';
-import type { DbConfig, DbNode } from '../../config.js';
+import type { DbConfig, DbNode } from '../../config/environment.js';
 import { sql } from '../statements.js';
 
 export interface ReplicationStatus {

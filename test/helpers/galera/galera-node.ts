@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import mysql from 'mysql2/promise';
-import { startPrivateServer, type PrivateServer } from '../../../src/db/embedded/index.js';
+import { startPrivateServer, type PrivateServer } from '../../../src/embedded-db/index.js';
 import { pollUntil } from '../poll-until.js';
 
 export const GALERA_PROVIDER = '/usr/lib/galera/libgalera_smm.so';

@@ -1,5 +1,5 @@
 import mysql from 'mysql2/promise';
-import type { DbConfig } from '../../../src/config.js';
+import type { DbConfig } from '../../../src/config/environment.js';
 import { testServer, type TestDatabase } from '../../helpers/database.js';
 
 export interface Session {

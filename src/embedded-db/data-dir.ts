@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, openSync, closeSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type { ServerBinaries } from './binaries.js';
-import { EmbeddedServerError } from './errors.js';
+import { EmbeddedServerError } from './embedded-server-error.js';
 
 /** Present once a data directory holds an initialised server: the system schema. */
 const MARKER = 'mysql';

@@ -1,8 +1,8 @@
 import type { ServerResponse } from 'node:http';
-import type { Deadline } from '../db/deadline.js';
-import type { StorageError } from '../errors.js';
-import { sendJson, writeJsonHead } from '../http/respond.js';
-import type { UserStore } from './store.js';
+import type { Deadline } from '../../db/deadline.js';
+import type { StorageError } from '../../errors/storage-error.js';
+import { sendJson, writeJsonHead } from '../../http/respond.js';
+import type { UserStore } from '../storage/store.js';
 
 /** The whole table as one JSON array: shared with concurrent listings while it is small, else streamed. */
 export async function sendUserList(res: ServerResponse, store: UserStore): Promise<void> {

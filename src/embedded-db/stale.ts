@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, lstatSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { EmbeddedServerError } from './errors.js';
+import { EmbeddedServerError } from './embedded-server-error.js';
 
 /** The files a server's earlier run may have left behind. */
 export interface RunFiles {

@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { accessSync, constants, statSync } from 'node:fs';
 import { delimiter, dirname, join } from 'node:path';
-import { EmbeddedServerError } from './errors.js';
+import { EmbeddedServerError } from './embedded-server-error.js';
 
 export type ServerFlavour = 'mariadb' | 'mysql';
 

@@ -1,6 +1,6 @@
-import type { Database } from '../db/database.js';
-import { StorageError } from '../errors.js';
-import { sql } from '../db/statements.js';
+import type { Database } from '../../db/database.js';
+import { StorageError } from '../../errors/storage-error.js';
+import { sql } from '../../db/statements.js';
 import { UserListChunks } from './list-json.js';
 
 /** A page of the list: the JSON array, the last id on it (0 when empty), and whether users follow it. */

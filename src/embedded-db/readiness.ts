@@ -1,6 +1,6 @@
 import mysql from 'mysql2';
-import type { Endpoint } from '../pool.js';
-import { sql } from '../statements.js';
+import type { Endpoint } from '../db/pool.js';
+import { sql } from '../db/statements.js';
 
 /** One connection attempt as root without a password; true when the server answered. */
 export function answersAsRoot(address: Endpoint, timeoutMs = 2000): Promise<boolean> {

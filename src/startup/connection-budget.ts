@@ -1,7 +1,7 @@
 import mysql from 'mysql2';
-import type { DbConfig } from '../config.js';
-import { endpoint } from './pool.js';
-import { sql } from './statements.js';
+import type { DbConfig } from '../config/environment.js';
+import { endpoint } from '../db/pool.js';
+import { sql } from '../db/statements.js';
 
 /**
  * The server's max_connections, read on a connection of its own (the first listed server, or the

@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
-import type { ApiCompat } from '../config.js';
-import { messages } from '../http/errors.js';
-import { errorBody, messageBody, sendJson, sendText } from '../http/respond.js';
+import type { ApiCompat } from '../../config/environment.js';
+import { messages } from '../../errors/http-error.js';
+import { errorBody, messageBody, sendJson, sendText } from '../../http/respond.js';
 
 /** One fixed answer, its body serialised once. */
 export type Answer = (res: ServerResponse) => void;

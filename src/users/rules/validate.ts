@@ -1,4 +1,4 @@
-import { HttpError, messages } from '../http/errors.js';
+import { HttpError, messages } from '../../errors/http-error.js';
 
 /** The `users.name` and `users.email` columns are VARCHAR(100): 100 code points in utf8mb4. */
 export const MAX_FIELD_LENGTH = 100;

@@ -1,5 +1,5 @@
 import type { AddressInfo } from 'node:net';
-import type { LogFields } from './log/logger.js';
+import type { LogFields } from '../log/logger.js';
 
 /**
  * The start-up line's fields: where the API, the docs page and the health probes answer, and which

@@ -1,7 +1,7 @@
-import type { Database } from '../db/database.js';
-import { sql } from '../db/statements.js';
-import { etagHash, etagOf, quotedTag, tagMatches, type TagCondition } from './etag.js';
-import type { UserRow } from './user.js';
+import type { Database } from '../../db/database.js';
+import { sql } from '../../db/statements.js';
+import { etagHash, etagOf, quotedTag, tagMatches, type TagCondition } from '../rules/etag.js';
+import type { UserRow } from '../rules/user.js';
 
 /** The fields a write replaces (both for PUT, one or both for PATCH), or the user's removal. */
 export type Change = { name?: string; email?: string } | 'remove';

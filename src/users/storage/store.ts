@@ -1,15 +1,15 @@
-import { Batcher, isQueueFull, paddedSize, type Pending, type RunBatch } from '../db/batcher.js';
-import type { ConnectionSource } from '../db/connection-source.js';
-import { Database, isSyntaxError, wasRefusedByServer, type RowStream } from '../db/database.js';
-import type { Deadline } from '../db/deadline.js';
-import { causeOf, StorageError } from '../errors.js';
-import { defaultTuning, type PoolTuning } from '../db/pool.js';
-import { sql } from '../db/statements.js';
+import { Batcher, isQueueFull, paddedSize, type Pending, type RunBatch } from '../../db/batcher.js';
+import type { ConnectionSource } from '../../db/connection-source.js';
+import { Database, isSyntaxError, wasRefusedByServer, type RowStream } from '../../db/database.js';
+import type { Deadline } from '../../db/deadline.js';
+import { causeOf, StorageError } from '../../errors/storage-error.js';
+import { defaultTuning, type PoolTuning } from '../../db/pool.js';
+import { sql } from '../../db/statements.js';
 import { ConditionalWrites, type Change, type WriteOutcome } from './conditional-writes.js';
-import type { TagCondition } from './etag.js';
+import type { TagCondition } from '../rules/etag.js';
 import { UserListChunks } from './list-json.js';
 import { readUserPage, type UserPage } from './page-read.js';
-import type { UserRow } from './user.js';
+import type { UserRow } from '../rules/user.js';
 
 /**
  * Either the shared list, or the go-ahead to stream it alone; a streaming caller must call

@@ -1,6 +1,6 @@
-import type { Config, DbConfig } from '../config.js';
-import { findServerBinaries, startPrivateServer } from './embedded/index.js';
-import { serverName } from './pool.js';
+import type { Config, DbConfig } from '../config/environment.js';
+import { findServerBinaries, startPrivateServer } from '../embedded-db/index.js';
+import { serverName } from '../db/pool.js';
 
 /** The server the service talks to: the configured one, or the embedded one it started itself. */
 export interface ServiceDatabase {

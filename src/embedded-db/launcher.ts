@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { findServerBinaries, type ServerBinaries, type ServerFlavour } from './binaries.js';
 import { initialiseDataDir, userArgs } from './data-dir.js';
-import { EmbeddedServerError } from './errors.js';
+import { EmbeddedServerError } from './embedded-server-error.js';
 import { answersAsRoot } from './readiness.js';
 import { clearEarlierRun, recordOwner, stopPid, type RunFiles } from './stale.js';
 

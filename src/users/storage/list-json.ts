@@ -1,4 +1,4 @@
-import { userJson } from './user.js';
+import { userJson } from '../rules/user.js';
 
 /**
  * The users list as one JSON array, assembled from the rows of sql.listUsersAsJson as bytes, in

@@ -1,21 +1,21 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { FailedAttempts } from '../auth/failed-attempts.js';
-import { readJsonObject } from '../http/body.js';
-import type { Handler } from '../http/context.js';
-import { HttpError, messages } from '../http/errors.js';
-import { errorBody, messageBody, sendJson, sendNotModified } from '../http/respond.js';
-import type { Router } from '../http/router.js';
+import type { FailedAttempts } from '../../auth/failed-attempts.js';
+import { readJsonObject } from '../../http/body.js';
+import type { Handler } from '../../http/context.js';
+import { HttpError, messages } from '../../errors/http-error.js';
+import { errorBody, messageBody, sendJson, sendNotModified } from '../../http/respond.js';
+import type { Router } from '../../http/router.js';
 import { userNotFound as updateMissing, type Answer, type CompatAnswers } from './compat.js';
-import type { WriteOutcome } from './conditional-writes.js';
-import { etagOf, ifMatch, ifNoneMatch, tagMatches } from './etag.js';
-import { isIdSegment, storableId } from './id.js';
+import type { WriteOutcome } from '../storage/conditional-writes.js';
+import { etagOf, ifMatch, ifNoneMatch, tagMatches } from '../rules/etag.js';
+import { isIdSegment, storableId } from '../rules/id.js';
 import { sendUserList } from './list-response.js';
 import { sendUserPage } from './page-response.js';
-import { pageRequest } from './page-query.js';
+import { pageRequest } from '../rules/page-query.js';
 import { singlePassword } from './password.js';
-import type { UserStore } from './store.js';
-import { userJson } from './user.js';
-import { validateUserInput, validateUserPatch } from './validate.js';
+import type { UserStore } from '../storage/store.js';
+import { userJson } from '../rules/user.js';
+import { validateUserInput, validateUserPatch } from '../rules/validate.js';
 
 export interface UserRouteDeps {
   store: UserStore;

@@ -1,6 +1,6 @@
-import type { Handler } from './http/context.js';
-import { errorBody, sendJson } from './http/respond.js';
-import type { Router } from './http/router.js';
+import type { Handler } from '../http/context.js';
+import { errorBody, sendJson } from '../http/respond.js';
+import type { Router } from '../http/router.js';
 
 const alive = JSON.stringify({ status: 'ok' });
 const ready = JSON.stringify({ status: 'ready' });

@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import mysql, { type Connection } from 'mysql2';
-import type { DbConfig } from '../config.js';
+import type { DbConfig } from '../config/environment.js';
 import { projectFile } from '../paths.js';
-import { endpoint, type Endpoint } from './pool.js';
-import { sql } from './statements.js';
+import { endpoint, type Endpoint } from '../db/pool.js';
+import { sql } from '../db/statements.js';
 
 export type SchemaOutcome = 'created' | 'existing';
 

@@ -1,6 +1,6 @@
 /** Private MariaDB/MySQL servers on the machine's installed binaries. */
 export { findServerBinaries } from './binaries.js';
-export { EmbeddedServerError } from './errors.js';
+export { EmbeddedServerError } from './embedded-server-error.js';
 export { startPrivateServer, type PrivateServer } from './launcher.js';
 export { freeTcpPort } from './free-port.js';
 export { answersAsRoot } from './readiness.js';

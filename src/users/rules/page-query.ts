@@ -1,4 +1,4 @@
-import { HttpError } from '../http/errors.js';
+import { HttpError } from '../../errors/http-error.js';
 import { isIdSegment, MAX_USER_ID } from './id.js';
 
 const MAX_PAGE_SIZE = 1000;

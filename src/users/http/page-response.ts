@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
-import { sendJson } from '../http/respond.js';
-import { nextPageLink, type PageRequest } from './page-query.js';
-import type { UserStore } from './store.js';
+import { sendJson } from '../../http/respond.js';
+import { nextPageLink, type PageRequest } from '../rules/page-query.js';
+import type { UserStore } from '../storage/store.js';
 
 /** One page of the list as a JSON array, with a `next` link exactly when more users follow. */
 export async function sendUserPage(res: ServerResponse, store: UserStore, { limit, after }: PageRequest): Promise<void> {
