@@ -8,14 +8,6 @@ export class QueueFullError extends Error {
   }
 }
 
-/** mysql2's pool says its own wait queue is full only through this message. */
-const POOL_QUEUE_FULL = 'Queue limit reached.';
-
-/** True when work was turned away because too much already waits: a batch queue or the pool's. */
-export function isQueueFull(cause: unknown): boolean {
-  return cause instanceof QueueFullError || (cause instanceof Error && cause.message === POOL_QUEUE_FULL);
-}
-
 export interface Pending<I, R> {
   readonly item: I;
   /** When it was submitted (performance.now()): its time budget runs from here, waiting included. */
@@ -47,7 +39,7 @@ export class Batcher<I, R> {
   ) {}
 
   submit(item: I): Promise<R> {
-    if (this.waiting.length >= this.maxWaiting) return Promise.reject(new StorageError(new QueueFullError()));
+    if (this.waiting.length >= this.maxWaiting) return Promise.reject(new StorageError(new QueueFullError(), 'busy'));
     return new Promise<R>((resolve, reject) => {
       this.waiting.push({ item, since: performance.now(), resolve, reject });
       this.schedule();

@@ -1,9 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { PoolConnection, ResultSetHeader } from 'mysql2';
-import { causeOf, StorageError } from '../errors/storage-error.js';
+import type { StorageError } from '../errors/storage-error.js';
 import type { ConnectionSource } from './connection-source.js';
-import { acquire, Deadline, DatabaseTimeoutError, execute, isConnectionLost, ping } from './deadline.js';
-import { retryPauseMs, wasRolledBack } from './rolled-back.js';
+import { Deadline, DatabaseTimeoutError } from './deadline.js';
+import { isConnectionLost, retryPauseMs, storageError, wasRolledBack } from './mysql-errors.js';
+import { acquire, execute, ping } from './mysql2-adapters.js';
 
 /** Receives the rows of a streamed query one at a time; `pause`/`resume` carry the consumer's backpressure. */
 export interface RowSink<Row> {
@@ -24,7 +25,7 @@ export interface RowStream {
  * Reads broken by a lost connection are repeated once; writes never are, since they may have
  * been applied, but run only on a connection that answered recently or answers a ping first.
  * A statement the server rolled back whole (a deadlock, a Galera certification conflict, a node
- * not ready yet; see rolled-back.ts) runs again after a short random pause, while the budget lasts.
+ * not ready yet; see mysql-errors.ts) runs again after a short random pause, while the budget lasts.
  * Every failure is a StorageError.
  */
 export class Database {
@@ -51,7 +52,7 @@ export class Database {
       }
       return await this.runAgainIfRolledBack<T>(true, statement, values, deadline);
     } catch (error) {
-      throw new StorageError(error);
+      throw storageError(error, false);
     }
   }
 
@@ -60,7 +61,7 @@ export class Database {
     try {
       return await this.runAgainIfRolledBack<T>(true, statement, values, deadline);
     } catch (error) {
-      throw new StorageError(error);
+      throw storageError(error, true);
     }
   }
 
@@ -84,7 +85,7 @@ export class Database {
       if (stopped) return;
       stopped = true;
       clearTimeout(watchdog);
-      sink.fail(new StorageError(error), rowsSent);
+      sink.fail(storageError(error, false), rowsSent);
     };
     // One timer per budget, not per row: silence is a whole budget without a new row.
     const watch = (): void => {
@@ -122,7 +123,7 @@ export class Database {
         onSilence = () => {
           if (over) return;
           finish(true);
-          fail(new DatabaseTimeoutError('The database stopped sending rows'));
+          fail(new DatabaseTimeoutError('The database stopped sending rows', true));
         };
         conn.on('error', onLost);
         watch();
@@ -226,25 +227,6 @@ export class Database {
       }
     }
   }
-}
-
-/**
- * True when the server refused the statement itself (a constraint, a value it would not store):
- * a single statement that fails so has changed nothing. Lost connections and timeouts leave the
- * outcome unknown.
- */
-export function wasRefusedByServer(error: unknown): boolean {
-  const cause = causeOf(error);
-  const fromServer = typeof (cause as { sqlState?: unknown } | null)?.sqlState === 'string';
-  return fromServer && !(cause instanceof DatabaseTimeoutError) && !isConnectionLost(cause);
-}
-
-const ER_PARSE_ERROR = 1064;
-
-/** True when the server did not understand the statement (e.g. RETURNING on a server without it). */
-export function isSyntaxError(error: unknown): boolean {
-  const cause = causeOf(error);
-  return (cause as { errno?: unknown } | null)?.errno === ER_PARSE_ERROR;
 }
 
 /** Back to the pool, unless the connection broke: then it is destroyed, so it is never handed out again. */

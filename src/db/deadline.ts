@@ -1,6 +1,3 @@
-import type { PoolConnection } from 'mysql2';
-import type { ConnectionSource } from './connection-source.js';
-
 /** The moment by which one store operation must be over, waiting for a connection included. */
 export class Deadline {
   private readonly at: number;
@@ -18,76 +15,12 @@ export class Deadline {
 /** The database did not answer in time; the connection involved, if any, has been destroyed. */
 export class DatabaseTimeoutError extends Error {
   readonly code = 'DB_DEADLINE_EXCEEDED';
-}
 
-/**
- * True when the connection broke (closed, reset, killed, already dead) rather than the statement
- * failing. mysql2 marks those errors `fatal`; our own timeouts are not counted, since the statement
- * may still be running on the server.
- */
-export function isConnectionLost(error: unknown): boolean {
-  return !(error instanceof DatabaseTimeoutError) && (error as { fatal?: unknown } | null)?.fatal === true;
-}
-
-/**
- * A pooled connection, or an error once the deadline passes. mysql2 has no way to withdraw a
- * queued request, so a connection that arrives after the deadline goes straight back to the pool.
- */
-export function acquire(pool: ConnectionSource, deadline: Deadline): Promise<PoolConnection> {
-  return new Promise((resolve, reject) => {
-    if (deadline.remainingMs() === 0) return reject(new DatabaseTimeoutError('No time left to wait for a connection'));
-    let settled = false;
-    const timer = setTimeout(() => {
-      settled = true;
-      reject(new DatabaseTimeoutError('Timed out waiting for a database connection'));
-    }, deadline.remainingMs());
-    pool.getConnection((error, connection) => {
-      if (settled) {
-        if (!error) connection.release();
-        return;
-      }
-      settled = true;
-      clearTimeout(timer);
-      if (error) reject(error);
-      else resolve(connection);
-    });
-  });
-}
-
-/**
- * Waits for one mysql2 callback until the deadline. Past it the connection is destroyed: a late
- * answer would arrive in the middle of the next statement's exchange.
- */
-export function withinDeadline<T>(
-  connection: PoolConnection,
-  deadline: Deadline,
-  start: (done: (error: Error | null, result?: T) => void) => void,
-): Promise<T> {
-  return new Promise((resolve, reject) => {
-    let settled = false;
-    const timer = setTimeout(() => {
-      settled = true;
-      connection.destroy();
-      reject(new DatabaseTimeoutError('The database did not answer in time'));
-    }, deadline.remainingMs());
-    start((error, result) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      if (error) reject(error);
-      else resolve(result as T);
-    });
-  });
-}
-
-/** Runs one prepared statement on the connection, bounded by the deadline. */
-export function execute<T>(connection: PoolConnection, statement: string, values: unknown[], deadline: Deadline): Promise<T> {
-  return withinDeadline<T>(connection, deadline, (done) =>
-    connection.execute({ sql: statement, values }, (error, result) => done(error, result as T)),
-  );
-}
-
-/** Proves the connection is alive before a statement is trusted to it; a failure means nothing was sent. */
-export function ping(connection: PoolConnection, deadline: Deadline): Promise<void> {
-  return withinDeadline<void>(connection, deadline, (done) => connection.ping((error) => done(error)));
+  constructor(
+    message: string,
+    /** False when no connection was had in time: the statement never left this process. */
+    readonly statementSent: boolean,
+  ) {
+    super(message);
+  }
 }

@@ -1,11 +1,20 @@
 /**
- * Errors that cross layers: raised in src/db/, turned into responses in src/http/. They live here
- * so that neither layer imports the other.
+ * What a storage failure means to a client, without naming the database:
+ * - `busy`: turned away because too much already waits; nothing was tried, and a retry soon may pass.
+ * - `failed`: the statement changed nothing (refused, rolled back, or never sent).
+ * - `unknown outcome`: a write whose answer was lost (connection cut, no answer in time): it may have landed.
  */
+export type StorageFailure = 'busy' | 'failed' | 'unknown outcome';
 
-/** The storage layer failed; the client learns only that, the log gets the cause. */
+/**
+ * The storage layer failed. Raised in src/db/ and src/users/storage/, answered in src/http/: it lives
+ * here so that neither layer imports the other. The client learns only its kind; the log gets the cause.
+ */
 export class StorageError extends Error {
-  constructor(override readonly cause: unknown) {
+  constructor(
+    override readonly cause: unknown,
+    readonly kind: StorageFailure = 'failed',
+  ) {
     super('Database error');
     this.name = 'StorageError';
   }

@@ -1,6 +1,5 @@
 import { STATUS_CODES, ServerResponse, createServer, type IncomingMessage, type OutgoingHttpHeader, type OutgoingHttpHeaders, type Server } from 'node:http';
 import type { Socket } from 'node:net';
-import { isQueueFull } from '../db/batcher.js';
 import { type Logger, redactTarget } from '../log/logger.js';
 import { ClientGoneError } from './body.js';
 import type { Handler, RequestContext } from './context.js';
@@ -73,7 +72,7 @@ export function createHttpServer({ router, logger, limits = serverLimits, observ
     }
     if (error instanceof HttpError) {
       sendJson(res, error.status, errorBody(error.message), error.headers);
-    } else if (error instanceof StorageError && isQueueFull(error.cause)) {
+    } else if (error instanceof StorageError && error.kind === 'busy') {
       logger.warn('database queue full', { method: req.method, path: ctx.path, requestId });
       sendJson(res, 503, errorBody(messages.busy), { 'Retry-After': '1' });
     } else {

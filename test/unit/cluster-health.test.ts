@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { isUsable, replicationStatus } from '../../src/db/cluster/node-health.js';
-import { retryPauseMs, wasRolledBack } from '../../src/db/rolled-back.js';
+import { retryPauseMs, wasRolledBack } from '../../src/db/mysql-errors.js';
 
 const row = (name: string, value: string) => ({ Variable_name: name, Value: value });
 

@@ -1,8 +1,9 @@
-import { Batcher, isQueueFull, paddedSize, type Pending, type RunBatch } from '../../db/batcher.js';
+import { Batcher, paddedSize, type Pending, type RunBatch } from '../../db/batcher.js';
 import type { ConnectionSource } from '../../db/connection-source.js';
-import { Database, isSyntaxError, wasRefusedByServer, type RowStream } from '../../db/database.js';
+import { Database, type RowStream } from '../../db/database.js';
+import { isSyntaxError, wasRefusedByServer } from '../../db/mysql-errors.js';
 import type { Deadline } from '../../db/deadline.js';
-import { causeOf, StorageError } from '../../errors/storage-error.js';
+import { StorageError } from '../../errors/storage-error.js';
 import { defaultTuning, type PoolTuning } from '../../db/pool.js';
 import { sql } from '../../db/statements.js';
 import { ConditionalWrites, type Change, type WriteOutcome } from './conditional-writes.js';
@@ -315,7 +316,7 @@ export class UserStore {
 
 /** A failure as the metrics count it: turned away because too much waits, or anything else. */
 function outcomeOf(error: unknown): OperationOutcome {
-  return isQueueFull(causeOf(error)) ? 'busy' : 'error';
+  return error instanceof StorageError && error.kind === 'busy' ? 'busy' : 'error';
 }
 
 /** The items, the last one repeated up to the next power of two (harmless in IN lists and CASEs). */

@@ -1,0 +1,68 @@
+import type { PoolConnection } from 'mysql2';
+import type { ConnectionSource } from './connection-source.js';
+import { DatabaseTimeoutError, type Deadline } from './deadline.js';
+
+/** mysql2's callback API, each call bounded by a Deadline. */
+
+/**
+ * A pooled connection, or an error once the deadline passes. mysql2 has no way to withdraw a
+ * queued request, so a connection that arrives after the deadline goes straight back to the pool.
+ */
+export function acquire(pool: ConnectionSource, deadline: Deadline): Promise<PoolConnection> {
+  return new Promise((resolve, reject) => {
+    if (deadline.remainingMs() === 0) return reject(new DatabaseTimeoutError('No time left to wait for a connection', false));
+    let settled = false;
+    const timer = setTimeout(() => {
+      settled = true;
+      reject(new DatabaseTimeoutError('Timed out waiting for a database connection', false));
+    }, deadline.remainingMs());
+    pool.getConnection((error, connection) => {
+      if (settled) {
+        if (!error) connection.release();
+        return;
+      }
+      settled = true;
+      clearTimeout(timer);
+      if (error) reject(error);
+      else resolve(connection);
+    });
+  });
+}
+
+/**
+ * Waits for one mysql2 callback until the deadline. Past it the connection is destroyed: a late
+ * answer would arrive in the middle of the next statement's exchange.
+ */
+export function withinDeadline<T>(
+  connection: PoolConnection,
+  deadline: Deadline,
+  start: (done: (error: Error | null, result?: T) => void) => void,
+): Promise<T> {
+  return new Promise((resolve, reject) => {
+    let settled = false;
+    const timer = setTimeout(() => {
+      settled = true;
+      connection.destroy();
+      reject(new DatabaseTimeoutError('The database did not answer in time', true));
+    }, deadline.remainingMs());
+    start((error, result) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      if (error) reject(error);
+      else resolve(result as T);
+    });
+  });
+}
+
+/** Runs one prepared statement on the connection, bounded by the deadline. */
+export function execute<T>(connection: PoolConnection, statement: string, values: unknown[], deadline: Deadline): Promise<T> {
+  return withinDeadline<T>(connection, deadline, (done) =>
+    connection.execute({ sql: statement, values }, (error, result) => done(error, result as T)),
+  );
+}
+
+/** Proves the connection is alive before a statement is trusted to it; a failure means nothing was sent. */
+export function ping(connection: PoolConnection, deadline: Deadline): Promise<void> {
+  return withinDeadline<void>(connection, deadline, (done) => connection.ping((error) => done(error)));
+}
