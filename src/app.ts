@@ -14,7 +14,7 @@ import type { Logger } from './log/logger.js';
 import type { Snapshot } from './metrics/registry.js';
 import { registerMetricsRoute } from './metrics/route.js';
 import { ServiceMetrics } from './metrics/service-metrics.js';
-import { compatAnswers } from './users/http/compat.js';
+import { compatErrors } from './users/http/compat.js';
 import { UserStore } from './users/storage/store.js';
 import { passwordChecker } from './users/http/password.js';
 import { registerUserRoutes } from './users/http/routes.js';
@@ -86,7 +86,7 @@ export function createApp(options: AppOptions): App {
     passwordMatches: passwordChecker(options.accessPassword),
     attempts: new FailedAttempts(options.guessing ?? DEFAULT_GUESSING_LIMITS),
     clientAddress: (req) => clientAddress(req, trustProxy),
-    answers: compatAnswers[mode],
+    errors: compatErrors[mode],
   });
   registerHealthRoutes(router, async () => schemaReady && (await store.answers()));
   const metricsOnApiPort = options.metrics?.onApiPort === true;

@@ -1,5 +1,5 @@
 import type { ApiCompat } from '../config/environment.js';
-import { messages } from '../errors/http-error.js';
+import { messages } from '../errors/messages.js';
 
 type Json = Record<string, unknown>;
 

@@ -1,39 +1,26 @@
-/** An error whose status and message are safe to show to the client as they are. */
+/** How an HttpError's body is written: `{"error": …}` (the contract), `{"message": …}` or plain text (older variants). */
+export type ErrorBodyShape = 'error' | 'message' | 'text';
+
+const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
+
+/**
+ * A refusal, thrown wherever it is decided and answered by src/http/answer-error.ts: its status,
+ * body, content type and headers are safe to show the client as they are.
+ */
 export class HttpError extends Error {
+  /** The serialised body. */
+  readonly body: string;
+  readonly contentType: 'json' | 'text';
+
   constructor(
     readonly status: number,
     message: string,
-    readonly headers: Readonly<Record<string, string>> = {},
+    readonly headers: Readonly<Record<string, string>> = NO_HEADERS,
+    shape: ErrorBodyShape = 'error',
   ) {
     super(message);
     this.name = 'HttpError';
+    this.body = shape === 'text' ? message : shape === 'error' ? JSON.stringify({ error: message }) : JSON.stringify({ message });
+    this.contentType = shape === 'text' ? 'text' : 'json';
   }
 }
-
-export const messages = {
-  notFound: 'Not found',
-  userNotFound: 'User not found',
-  nameAndEmailRequired: 'Name and email required',
-  nameOrEmailRequired: 'Name or email required',
-  preconditionFailed: 'The user has changed: If-Match does not match its ETag',
-  invalidPassword: 'Invalid password',
-  /** The older variants' answer to a wrong list password (spec section 7.2). */
-  wrongPasswordMate: 'Wrong password mate',
-  tooManyFailures: 'Too many failed attempts',
-  invalidJson: 'Invalid JSON body',
-  bodyNotObject: 'Request body must be a JSON object',
-  bodyNotUtf8: 'Request body is not valid UTF-8',
-  duplicateKey: 'Request body repeats a key within one object',
-  forbiddenKey: 'Request body uses a forbidden key (__proto__, constructor or prototype)',
-  bodyTooLarge: 'Request body too large (limit 1 MiB)',
-  unsupportedMediaType: 'Content-Type must be application/json',
-  methodNotAllowed: 'Method not allowed',
-  malformedRequest: 'Malformed HTTP request',
-  requestTimeout: 'Request timed out',
-  headersTooLarge: 'Request headers too large',
-  busy: 'Service busy, retry shortly',
-  hostRequired: 'Host header required',
-  expectationFailed: 'Expect header not supported',
-  storage: 'Database error',
-  internal: 'Internal server error',
-} as const;

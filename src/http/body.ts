@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
-import { HttpError, messages } from '../errors/http-error.js';
+import { HttpError } from '../errors/http-error.js';
+import { messages } from '../errors/messages.js';
 import { refusedKey } from './json-keys.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;

@@ -32,11 +32,7 @@ export function sendJson(
   body: string | Buffer,
   extraHeaders?: Readonly<Record<string, string>>,
 ): void {
-  const headers = jsonHeaders.concat('Content-Length', String(Buffer.byteLength(body)));
-  if (extraHeaders) for (const name in extraHeaders) headers.push(name, extraHeaders[name]!);
-  headers.push(REQUEST_ID_HEADER, requestIdOf(res));
-  res.writeHead(status, headers);
-  res.end(body);
+  send(res, status, jsonHeaders, body, extraHeaders);
 }
 
 // A 304 repeats what a 200 would have said about caching and cross-origin reading, and has no body.
@@ -49,15 +45,20 @@ export function sendNotModified(res: ServerResponse, etag: string): void {
 }
 
 /** A plain-text body, for the one answer of an older variant that is not JSON. */
-export function sendText(res: ServerResponse, status: number, body: string): void {
-  res.writeHead(status, textHeaders.concat('Content-Length', String(Buffer.byteLength(body)), REQUEST_ID_HEADER, requestIdOf(res)));
+export function sendText(res: ServerResponse, status: number, body: string, extraHeaders?: Readonly<Record<string, string>>): void {
+  send(res, status, textHeaders, body, extraHeaders);
+}
+
+function send(
+  res: ServerResponse,
+  status: number,
+  fixed: readonly string[],
+  body: string | Buffer,
+  extraHeaders: Readonly<Record<string, string>> | undefined,
+): void {
+  const headers = fixed.concat('Content-Length', String(Buffer.byteLength(body)));
+  if (extraHeaders) for (const name in extraHeaders) headers.push(name, extraHeaders[name]!);
+  headers.push(REQUEST_ID_HEADER, requestIdOf(res));
+  res.writeHead(status, headers);
   res.end(body);
-}
-
-export function errorBody(message: string): string {
-  return JSON.stringify({ error: message });
-}
-
-export function messageBody(message: string): string {
-  return JSON.stringify({ message });
 }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { messages } from '../../src/errors/http-error.js';
+import { messages } from '../../src/errors/messages.js';
 import type { Handler } from '../../src/http/context.js';
 import { Router } from '../../src/http/router.js';
 import { createHttpServer } from '../../src/http/server.js';

@@ -1,40 +1,32 @@
-import type { ServerResponse } from 'node:http';
 import type { ApiCompat } from '../../config/environment.js';
-import { messages } from '../../errors/http-error.js';
-import { errorBody, messageBody, sendJson, sendText } from '../../http/respond.js';
+import { HttpError } from '../../errors/http-error.js';
+import { messages } from '../../errors/messages.js';
 
-/** One fixed answer, its body serialised once. */
-export type Answer = (res: ServerResponse) => void;
-
-/** The answers that differ between the contract and the older implementations (spec section 7.2). */
-export interface CompatAnswers {
-  wrongPassword: Answer;
-  readMissing: Answer;
-  deleteMissing: Answer;
+/** The refusals that differ between the contract and the older implementations, thrown by the routes. */
+export interface CompatErrors {
+  wrongPassword: HttpError;
+  readMissing: HttpError;
+  deleteMissing: HttpError;
 }
 
-const json =
-  (status: number, body: string): Answer =>
-  (res) =>
-    sendJson(res, status, body);
-
 /** The contract's 404 for an id no user has. */
-export const userNotFound = json(404, errorBody(messages.userNotFound));
-const userNotFoundMessage = json(404, messageBody(messages.userNotFound));
+export const userNotFound = new HttpError(404, messages.userNotFound);
+const userNotFoundMessage = new HttpError(404, messages.userNotFound, undefined, 'message');
 
-export const compatAnswers: Readonly<Record<ApiCompat, CompatAnswers>> = {
+/** Each API_COMPAT mode's refusals; the README's compatibility table lists them. */
+export const compatErrors: Readonly<Record<ApiCompat, CompatErrors>> = {
   contract: {
-    wrongPassword: json(401, errorBody(messages.invalidPassword)),
+    wrongPassword: new HttpError(401, messages.invalidPassword),
     readMissing: userNotFound,
     deleteMissing: userNotFound,
   },
   earlier: {
-    wrongPassword: (res) => sendText(res, 200, messages.wrongPasswordMate),
-    readMissing: json(500, messageBody(messages.userNotFound)),
+    wrongPassword: new HttpError(200, messages.wrongPasswordMate, undefined, 'text'),
+    readMissing: new HttpError(500, messages.userNotFound, undefined, 'message'),
     deleteMissing: userNotFoundMessage,
   },
   fastapi: {
-    wrongPassword: json(403, messageBody(messages.wrongPasswordMate)),
+    wrongPassword: new HttpError(403, messages.wrongPasswordMate, undefined, 'message'),
     readMissing: userNotFoundMessage,
     deleteMissing: userNotFoundMessage,
   },

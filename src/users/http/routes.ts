@@ -1,11 +1,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { HttpError } from '../../errors/http-error.js';
+import { messages } from '../../errors/messages.js';
 import type { FailedAttempts } from '../../auth/failed-attempts.js';
 import { readJsonObject } from '../../http/body.js';
 import type { Handler } from '../../http/context.js';
-import { HttpError, messages } from '../../errors/http-error.js';
-import { errorBody, messageBody, sendJson, sendNotModified } from '../../http/respond.js';
+import { sendJson, sendNotModified } from '../../http/respond.js';
 import type { Router } from '../../http/router.js';
-import { userNotFound as updateMissing, type Answer, type CompatAnswers } from './compat.js';
+import { userNotFound as updateMissing, type CompatErrors } from './compat.js';
 import type { WriteOutcome } from '../storage/conditional-writes.js';
 import { etagOf, ifMatch, ifNoneMatch, tagMatches } from '../rules/etag.js';
 import { isIdSegment, storableId } from '../rules/id.js';
@@ -23,17 +24,17 @@ export interface UserRouteDeps {
   /** Wrong passwords per client address, and who must wait. */
   attempts: FailedAttempts;
   clientAddress: (req: IncomingMessage) => string;
-  /** The answers of the active API_COMPAT mode where the variants differ. */
-  answers: CompatAnswers;
+  /** The refusals of the active API_COMPAT mode where the variants differ. */
+  errors: CompatErrors;
 }
 
-const created = messageBody('User created successfully');
-const updated = messageBody('User updated successfully');
-const deleted = messageBody('User deleted successfully');
-const preconditionFailed = errorBody(messages.preconditionFailed);
+const created = JSON.stringify({ message: messages.userCreated });
+const updated = JSON.stringify({ message: messages.userUpdated });
+const deleted = JSON.stringify({ message: messages.userDeleted });
+const preconditionFailed = new HttpError(412, messages.preconditionFailed);
 
 export function registerUserRoutes(router: Router<Handler>, deps: UserRouteDeps): void {
-  const { store, passwordMatches, attempts, clientAddress, answers } = deps;
+  const { store, passwordMatches, attempts, clientAddress, errors } = deps;
   const byId = { id: isIdSegment };
 
   router.add('GET', '/api/users', async ({ req, res, query }) => {
@@ -45,7 +46,7 @@ export function registerUserRoutes(router: Router<Handler>, deps: UserRouteDeps)
     }
     if (!passwordMatches(singlePassword(query))) {
       attempts.recordFailure(address);
-      return answers.wrongPassword(res);
+      throw errors.wrongPassword;
     }
     attempts.recordSuccess(address);
     const page = pageRequest(query);
@@ -62,7 +63,7 @@ export function registerUserRoutes(router: Router<Handler>, deps: UserRouteDeps)
   router.add('GET', '/api/users/:id', async ({ req, res, params }) => {
     const id = storableId(params.id!);
     const row = id === undefined ? undefined : await store.get(id);
-    if (!row) return answers.readMissing(res);
+    if (!row) throw errors.readMissing;
     const etag = etagOf(row);
     const unless = ifNoneMatch(req.headers['if-none-match']);
     if (unless && tagMatches(unless, etag)) sendNotModified(res, etag);
@@ -77,14 +78,14 @@ export function registerUserRoutes(router: Router<Handler>, deps: UserRouteDeps)
       return sendOutcome(res, await store.writeIf(id, { name, email }, precondition), updated, updateMissing);
     }
     const found = id !== undefined && (await store.update(id, name, email));
-    if (found) sendJson(res, 200, updated);
-    else updateMissing(res);
+    if (!found) throw updateMissing;
+    sendJson(res, 200, updated);
   }, byId);
 
   router.add('PATCH', '/api/users/:id', async ({ req, res, params }) => {
     const patch = validateUserPatch(await readJsonObject(req));
     const id = storableId(params.id!);
-    if (id === undefined) return updateMissing(res);
+    if (id === undefined) throw updateMissing;
     sendOutcome(res, await store.writeIf(id, patch, ifMatch(req.headers['if-match'])), updated, updateMissing);
   }, byId);
 
@@ -92,17 +93,17 @@ export function registerUserRoutes(router: Router<Handler>, deps: UserRouteDeps)
     const id = storableId(params.id!);
     const precondition = ifMatch(req.headers['if-match']);
     if (precondition && id !== undefined) {
-      return sendOutcome(res, await store.writeIf(id, 'remove', precondition), deleted, answers.deleteMissing);
+      return sendOutcome(res, await store.writeIf(id, 'remove', precondition), deleted, errors.deleteMissing);
     }
     const found = id !== undefined && (await store.remove(id));
-    if (found) sendJson(res, 200, deleted);
-    else answers.deleteMissing(res);
+    if (!found) throw errors.deleteMissing;
+    sendJson(res, 200, deleted);
   }, byId);
 }
 
-/** A conditional write's answer: success with the user's new ETag (if it still exists), the missing answer, or 412. */
-function sendOutcome(res: ServerResponse, outcome: WriteOutcome, success: string, missing: Answer): void {
-  if (outcome.kind === 'not-found') missing(res);
-  else if (outcome.kind === 'precondition-failed') sendJson(res, 412, preconditionFailed);
-  else sendJson(res, 200, success, outcome.etag === undefined ? undefined : { ETag: outcome.etag });
+/** A conditional write's answer: success with the user's new ETag (if it still exists); else the refusal its outcome calls for. */
+function sendOutcome(res: ServerResponse, outcome: WriteOutcome, success: string, missing: HttpError): void {
+  if (outcome.kind === 'not-found') throw missing;
+  if (outcome.kind === 'precondition-failed') throw preconditionFailed;
+  sendJson(res, 200, success, outcome.etag === undefined ? undefined : { ETag: outcome.etag });
 }

@@ -1,4 +1,5 @@
 import { HttpError } from '../../errors/http-error.js';
+import { fieldMessages, messages } from '../../errors/messages.js';
 import { isIdSegment, MAX_USER_ID } from './id.js';
 
 const MAX_PAGE_SIZE = 1000;
@@ -8,12 +9,6 @@ export interface PageRequest {
   /** Users with an id above this one; 0 for the first page. */
   after: number;
 }
-
-const pageErrors = {
-  limit: `limit must be an integer from 1 to ${MAX_PAGE_SIZE}`,
-  after: 'after must be a non-negative integer',
-  afterWithoutLimit: 'after requires limit',
-} as const;
 
 /**
  * The page a list query asks for, or undefined when it has no `limit` (the whole list). Each
@@ -25,12 +20,12 @@ export function pageRequest(query: string): PageRequest | undefined {
   const limit = single(params, 'limit');
   const after = single(params, 'after');
   if (limit === undefined && after === undefined) return undefined;
-  if (limit === undefined) throw new HttpError(400, pageErrors.afterWithoutLimit);
+  if (limit === undefined) throw new HttpError(400, messages.afterWithoutLimit);
   if (limit === null || !isIdSegment(limit) || Number(limit) < 1 || Number(limit) > MAX_PAGE_SIZE) {
-    throw new HttpError(400, pageErrors.limit);
+    throw new HttpError(400, fieldMessages.limitRange(MAX_PAGE_SIZE));
   }
   if (after === undefined) return { limit: Number(limit), after: 0 };
-  if (after === null || !isIdSegment(after)) throw new HttpError(400, pageErrors.after);
+  if (after === null || !isIdSegment(after)) throw new HttpError(400, messages.afterNotInteger);
   // No id is above the column's maximum, so a larger `after` asks for the empty page at the end.
   return { limit: Number(limit), after: Math.min(Number(after), MAX_USER_ID) };
 }

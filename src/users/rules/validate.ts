@@ -1,4 +1,5 @@
-import { HttpError, messages } from '../../errors/http-error.js';
+import { HttpError } from '../../errors/http-error.js';
+import { fieldMessages, messages } from '../../errors/messages.js';
 
 /** The `users.name` and `users.email` columns are VARCHAR(100): 100 code points in utf8mb4. */
 export const MAX_FIELD_LENGTH = 100;
@@ -31,7 +32,7 @@ export function validateUserPatch(body: Record<string, unknown>): Partial<UserIn
   for (const field of ['name', 'email'] as const) {
     const value = body[field];
     if (value === undefined) continue;
-    if (typeof value === 'string' && value.trim() === '') throw new HttpError(400, `${field} must not be empty`);
+    if (typeof value === 'string' && value.trim() === '') throw new HttpError(400, fieldMessages.empty(field));
     patch[field] = checkField(field, value);
   }
   if (patch.name === undefined && patch.email === undefined) throw new HttpError(400, messages.nameOrEmailRequired);
@@ -43,12 +44,12 @@ function isBlank(value: unknown): boolean {
 }
 
 function checkField(field: string, value: unknown): string {
-  if (typeof value !== 'string') throw new HttpError(400, `${field} must be a string`);
+  if (typeof value !== 'string') throw new HttpError(400, fieldMessages.notString(field));
   if (codePointLength(value) > MAX_FIELD_LENGTH) {
-    throw new HttpError(400, `${field} must be at most ${MAX_FIELD_LENGTH} characters`);
+    throw new HttpError(400, fieldMessages.tooLong(field, MAX_FIELD_LENGTH));
   }
-  if (!value.isWellFormed()) throw new HttpError(400, `${field} must be valid Unicode text`);
-  if (CONTROL_CHARACTER.test(value)) throw new HttpError(400, `${field} must not contain control characters`);
+  if (!value.isWellFormed()) throw new HttpError(400, fieldMessages.notUnicode(field));
+  if (CONTROL_CHARACTER.test(value)) throw new HttpError(400, fieldMessages.controlCharacters(field));
   return value;
 }
 

@@ -1,0 +1,47 @@
+/**
+ * Every message the service shows a client, in one place: what each answer says is reviewed here,
+ * and none reveals a stack, SQL, a path or a version.
+ */
+export const messages = {
+  notFound: 'Not found',
+  userNotFound: 'User not found',
+  nameAndEmailRequired: 'Name and email required',
+  nameOrEmailRequired: 'Name or email required',
+  preconditionFailed: 'The user has changed: If-Match does not match its ETag',
+  invalidPassword: 'Invalid password',
+  /** The `earlier` and `fastapi` modes' answer to a wrong list password. */
+  wrongPasswordMate: 'Wrong password mate',
+  tooManyFailures: 'Too many failed attempts',
+  invalidJson: 'Invalid JSON body',
+  bodyNotObject: 'Request body must be a JSON object',
+  bodyNotUtf8: 'Request body is not valid UTF-8',
+  duplicateKey: 'Request body repeats a key within one object',
+  forbiddenKey: 'Request body uses a forbidden key (__proto__, constructor or prototype)',
+  bodyTooLarge: 'Request body too large (limit 1 MiB)',
+  unsupportedMediaType: 'Content-Type must be application/json',
+  methodNotAllowed: 'Method not allowed',
+  malformedRequest: 'Malformed HTTP request',
+  requestTimeout: 'Request timed out',
+  headersTooLarge: 'Request headers too large',
+  busy: 'Service busy, retry shortly',
+  hostRequired: 'Host header required',
+  expectationFailed: 'Expect header not supported',
+  databaseUnavailable: 'Database unavailable',
+  storage: 'Database error',
+  internal: 'Internal server error',
+  afterWithoutLimit: 'after requires limit',
+  afterNotInteger: 'after must be a non-negative integer',
+  userCreated: 'User created successfully',
+  userUpdated: 'User updated successfully',
+  userDeleted: 'User deleted successfully',
+} as const;
+
+/** Messages that name the field or parameter at fault. */
+export const fieldMessages = {
+  empty: (field: string) => `${field} must not be empty`,
+  notString: (field: string) => `${field} must be a string`,
+  tooLong: (field: string, max: number) => `${field} must be at most ${max} characters`,
+  notUnicode: (field: string) => `${field} must be valid Unicode text`,
+  controlCharacters: (field: string) => `${field} must not contain control characters`,
+  limitRange: (max: number) => `limit must be an integer from 1 to ${max}`,
+} as const;
