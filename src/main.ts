@@ -14,6 +14,6 @@ try {
 
 const logger = createLogger(undefined, config.logFormat ?? (process.stdout.isTTY ? 'pretty' : 'json'));
 
-// WORKERS=1 forks nothing: this process serves, as it always has.
+// WORKERS=1 forks nothing: this process serves.
 if (config.workers > 1 && cluster.isPrimary) await runPrimary(config, logger);
 else await runInstance(config, logger);

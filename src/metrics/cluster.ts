@@ -3,11 +3,11 @@ import { mergeSnapshots, type Registry, type Snapshot } from './registry.js';
 
 /**
  * Metrics across node:cluster workers. The primary asks every worker for its snapshot over IPC and
- * merges them with its own; a worker that serves `/metrics` asks the primary for that merge.
+ * merges them; a worker that serves `/metrics` asks the primary for that merge.
  *
- * Wiring: in the primary, `serveWorkers(registry?)` once; in each worker, `answerPrimary(registry)`
- * and `/metrics` reading `askPrimary`. A primary that serves METRICS_PORT itself reads
- * `collectFromWorkers(registry?)`.
+ * Wiring: in the primary, `serveWorkers()` once; in each worker, `answerPrimary(registry)` and
+ * `/metrics` reading `askPrimary()`. A primary that serves METRICS_PORT itself reads
+ * `collectFromWorkers()`.
  */
 
 interface SnapshotRequest {
