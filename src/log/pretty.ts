@@ -1,11 +1,10 @@
-import type { LogFields } from './logger.js';
 
 /**
  * A log entry as a person reads it at a terminal: `12:04:05.123 WARN  message key=value ...`.
  * An error shows its message and code; its stack only when it has no code, since errors with a
  * code (ECONNREFUSED, ER_...) are conditions of the environment rather than faults of the program.
  */
-export function prettyLine(time: string, level: string, msg: string, fields?: LogFields): string {
+export function prettyLine(time: string, level: string, msg: string, fields?: Readonly<Record<string, unknown>>): string {
   let line = `${time.slice(11, 23)} ${level.toUpperCase().padEnd(5)} ${msg}`;
   let stack = '';
   for (const [key, value] of Object.entries(fields ?? {})) {
