@@ -1,4 +1,3 @@
-
 /**
  * A log entry as a person reads it at a terminal: `12:04:05.123 WARN  message key=value ...`.
  * An error shows its message and code; its stack only when it has no code, since errors with a
