@@ -103,6 +103,7 @@ describe('every response carries X-Request-Id', () => {
     const res = await fetch(`${service.baseUrl}/docs`, { redirect: 'manual', headers: { 'x-request-id': 'redirect-1' } });
     await res.body?.cancel();
     assert.equal(res.status, 301);
+    assert.equal(res.headers.get('location'), '/apidocs/');
     assert.equal(res.headers.get('x-request-id'), 'redirect-1');
   });
 
