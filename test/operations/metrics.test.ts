@@ -126,7 +126,8 @@ describe('METRICS=on: GET /metrics in the Prometheus text format', () => {
     const before = await scrape(metricsUrl());
     await service.db.query('RENAME TABLE users TO users_away');
     try {
-      assert.equal((await request(service.baseUrl, 'GET', '/api/users/1')).status, 500);
+      const res = await request(service.baseUrl, 'GET', '/api/users/1');
+      assert.deepEqual([res.status, res.json], [500, { error: 'Database error' }]);
     } finally {
       await service.db.query('RENAME TABLE users_away TO users');
     }

@@ -138,7 +138,7 @@ describe('the log names the request id', () => {
     } finally {
       await service.db.query('RENAME TABLE users_away TO users');
     }
-    assert.equal(res.status, 500);
+    assert.deepEqual([res.status, res.json], [500, { error: 'Database error' }]);
     assert.equal(res.headers.get('x-request-id'), 'find-me-42');
     const access = await logged((entry) => entry.msg === 'request' && entry.path === '/api/users/3?failing');
     assert.equal(access.requestId, 'find-me-42');

@@ -71,7 +71,7 @@ describe('security headers', () => {
   for (const [path, status] of nonApi) {
     test(`${path} (${status}): no X-Powered-By or Server, and nosniff on every body`, async () => {
       const res = await send(rawRequest('GET', path));
-      assert.equal(res.status, status, res.body);
+      assert.equal(res.status, status, res.body.toString('utf8'));
       assert.equal(res.headers['x-powered-by'], undefined);
       assert.equal(res.headers.server, undefined);
       if (res.body.length > 0) assert.equal(res.headers['x-content-type-options'], 'nosniff');
