@@ -179,7 +179,7 @@ describe('a 3-node Galera cluster behind the service (WORKERS=2, DB_HOST listing
     assert.equal(workers.length, 2, 'two workers');
     const load = new MixedLoad(baseUrl, clients);
     load.start();
-    await sleep(1000);
+    await pollUntil('the load to be answered by both workers', () => (load.outcomes.filter((outcome) => !outcome.wrong).length >= 20 ? true : undefined));
     const killedAt = performance.now();
     process.kill(workers[0]!, 'SIGKILL');
     const replacement = await pollUntil('a replacement worker', () => {
@@ -188,7 +188,9 @@ describe('a 3-node Galera cluster behind the service (WORKERS=2, DB_HOST listing
     }, { timeoutMs: 30_000 });
     await pollUntil('the replacement to listen', () => (child.entries().filter((entry) => entry.msg === 'listening').length >= 3 ? true : undefined), { timeoutMs: 30_000 });
     const replacedAt = performance.now();
-    await sleep(1500);
+    await pollUntil('answers after the replacement', () => (load.outcomes.filter((outcome) => outcome.at > replacedAt + 200).length >= 20 ? true : undefined), {
+      timeoutMs: 30_000,
+    });
     await load.stop();
     const servedMeanwhile = load.outcomes.filter((outcome) => outcome.at > killedAt && outcome.at < replacedAt && !outcome.wrong).length;
     const afterReplacement = load.outcomes.filter((outcome) => outcome.at > replacedAt + 200);

@@ -103,12 +103,18 @@ describe('WORKERS=2', () => {
     const inFlight: Array<Promise<{ status: number; body: string }>> = [];
     // The primary hands connections to the workers in turn; a create that reaches a worker already
     // waiting joins its next batch instead of opening a session, so creates go until both workers wait.
-    for (let i = 0; (await sessionsWaitingForLock(db)).length < 2; i++) {
-      assert.ok(i < 10, 'creates reached both workers');
-      inFlight.push(send(baseUrl, 'POST', '/api/users', { name: `In flight ${i}`, email: `workers-inflight-${i}@example.com` }));
-      await pollUntil('the create to wait inside the service', async () => ((await sessionsWaitingForLock(db)).length >= 1 ? true : undefined));
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
+    await pollUntil(
+      'creates to wait on both workers',
+      async () => {
+        if ((await sessionsWaitingForLock(db)).length >= 2) return true;
+        const i = inFlight.length;
+        assert.ok(i < 10, 'creates reached both workers');
+        inFlight.push(send(baseUrl, 'POST', '/api/users', { name: `In flight ${i}`, email: `workers-inflight-${i}@example.com` }));
+        await pollUntil('the create to wait inside the service', async () => ((await sessionsWaitingForLock(db)).length >= 1 ? true : undefined));
+        return undefined;
+      },
+      { intervalMs: 200 },
+    );
 
     child.signal('SIGTERM');
     await pollUntil('the primary and both workers to start shutting down', () =>
