@@ -179,7 +179,7 @@ describe('a 3-node Galera cluster behind the service (WORKERS=2, DB_HOST listing
     assert.equal(workers.length, 2, 'two workers');
     const load = new MixedLoad(baseUrl, clients);
     load.start();
-    await pollUntil('the load to be answered by both workers', () => (load.outcomes.filter((outcome) => !outcome.wrong).length >= 20 ? true : undefined));
+    await pollUntil('twenty right answers to the load before the kill', () => (load.outcomes.filter((outcome) => !outcome.wrong).length >= 20 ? true : undefined));
     const killedAt = performance.now();
     process.kill(workers[0]!, 'SIGKILL');
     const replacement = await pollUntil('a replacement worker', () => {
