@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { dbEnv, runScript } from '../helpers/child-process.js';
+import { ServiceProcess } from '../helpers/child-service.js';
 import { createTestDatabase, testServer, type TestDatabase } from '../helpers/database.js';
 import { request } from '../helpers/http.js';
 import { pollUntil } from '../helpers/poll-until.js';
 import { RawConnection } from '../helpers/raw-connection.js';
-import { ServiceProcess } from '../helpers/service-process.js';
+import { dbEnv, runScript } from '../helpers/run-script.js';
 
 let db: TestDatabase;
 before(async () => {

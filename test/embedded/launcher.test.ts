@@ -12,9 +12,9 @@ import {
   startPrivateServer,
   type PrivateServer,
 } from '../../src/embedded-db/index.js';
-import { maxConnections } from '../../src/startup/connection-budget.js';
 import { projectRoot } from '../../src/paths.js';
-import { isRunning, killServersOn } from '../helpers/server-processes.js';
+import { maxConnections } from '../../src/startup/connection-budget.js';
+import { isRunning, killServersOn } from '../helpers/mariadb-processes.js';
 
 /** The uid and gid of `nobody` on Debian. */
 const NOBODY = 65534;

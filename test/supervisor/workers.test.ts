@@ -1,15 +1,14 @@
 import assert from 'node:assert/strict';
 import { createServer, request as httpRequest } from 'node:http';
 import { after, before, describe, test } from 'node:test';
-import { dbEnv } from '../helpers/child-process.js';
-import { freePorts } from '../helpers/free-ports.js';
-import { spawnService, type ChildService } from '../helpers/child-service.js';
+import { ServiceProcess, spawnService, type ChildService } from '../helpers/child-service.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { freePorts } from '../helpers/free-ports.js';
 import { scrape, valueOf } from '../helpers/metrics.js';
 import { pollUntil } from '../helpers/poll-until.js';
+import { dbEnv } from '../helpers/run-script.js';
+import { workerPids } from '../helpers/service-workers.js';
 import { TEST_PASSWORD } from '../helpers/service.js';
-import { ServiceProcess } from '../helpers/service-process.js';
-import { workerPids } from '../helpers/worker-pids.js';
 import { lockUsersTable, serviceSessions, sessionsWaitingForLock, type TableLock } from '../robustness/helpers/db-sessions.js';
 
 /** One request on a connection of its own, so that the primary hands each to the next worker in turn. */
