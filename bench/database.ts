@@ -3,6 +3,12 @@ import mysql from 'mysql2/promise';
 import type { DbConfig } from '../src/config/environment.js';
 import { seededUser } from './workload.js';
 
+/**
+ * The whole table read plainly, column by column: the reference the benchmark sets beside the
+ * service's own list statement (sql.listUsersAsJson). The service never sends it, so it lives here.
+ */
+export const plainListSql = 'SELECT id, name, email, created_at FROM users ORDER BY id';
+
 /** Rows per multi-row INSERT when filling the table: about 0.4 MB of SQL, well under max_allowed_packet. */
 const INSERT_BATCH = 10_000;
 

@@ -1,9 +1,9 @@
 import { openSync, closeSync } from 'node:fs';
-import { freeTcpPort } from '../src/embedded-db/free-port.js';
 import type { StdioOptions } from 'node:child_process';
 import { join } from 'node:path';
 import type { DbConfig } from '../src/config/environment.js';
 import { projectRoot } from '../src/paths.js';
+import { freeTcpPort } from '../test/helpers/free-ports.js';
 import { hasExited, startChild, startTsChild, stopChild, withTimeout } from './lifecycle.js';
 import type { BenchOptions } from './options.js';
 

@@ -1,7 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { answersAsRoot, freeTcpPort, startPrivateServer } from '../src/embedded-db/index.js';
+import { answersAsRoot, startPrivateServer } from '../src/embedded-db/index.js';
+import { freeTcpPort } from '../test/helpers/free-ports.js';
 
 /** The server the test run uses, and how to let it go afterwards. */
 export interface TestDatabase {

@@ -26,7 +26,6 @@ const userEtag =
   `IFNULL(DATE_FORMAT(created_at, '%Y-%m-%d %H:%i:%s.%f'), '')))`;
 
 export const sql = {
-  listUsers: 'SELECT id, name, email, created_at FROM users ORDER BY id',
   /**
    * The same rows as the text users/list-json.ts turns into the list's JSON without decoding it
    * (its ListRow comment gives the layout): name and email unescaped, followed by name's length in

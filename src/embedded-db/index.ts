@@ -2,5 +2,4 @@
 export { findServerBinaries } from './binaries.js';
 export { EmbeddedServerError } from './embedded-server-error.js';
 export { startPrivateServer, type PrivateServer } from './launcher.js';
-export { freeTcpPort } from './free-port.js';
 export { answersAsRoot } from './readiness.js';

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { request } from '../helpers/http.js';
+import { pollUntil } from '../helpers/poll-until.js';
 import { startService, type RunningService } from '../helpers/service.js';
 
 const SECRET = 'Zq9-secret-Pw_77';
@@ -31,13 +32,15 @@ function requestLogs(): RequestLog[] {
 }
 
 /** Request lines are written when the response closes, which can be just after the client has it. */
-async function logsFor(marker: string, count = 1): Promise<RequestLog[]> {
-  const deadline = Date.now() + 5000;
-  for (;;) {
-    const found = requestLogs().filter((entry) => entry.path.includes(marker));
-    if (found.length >= count || Date.now() > deadline) return found;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+function logsFor(marker: string, count = 1): Promise<RequestLog[]> {
+  return pollUntil(
+    `${count} request line(s) for ${marker}`,
+    () => {
+      const found = requestLogs().filter((entry) => entry.path.includes(marker));
+      return found.length >= count ? found : undefined;
+    },
+    { timeoutMs: 5000, intervalMs: 20 },
+  );
 }
 
 describe('one JSON log line per request', () => {

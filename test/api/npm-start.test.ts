@@ -3,9 +3,9 @@ import { spawn } from 'node:child_process';
 import { connect } from 'node:net';
 import { after, before, test } from 'node:test';
 import { projectRoot } from '../../src/paths.js';
-import { childEnv, dbEnv } from '../helpers/child-process.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { pollUntil } from '../helpers/poll-until.js';
+import { childEnv, dbEnv } from '../helpers/run-script.js';
 
 let db: TestDatabase;
 before(async () => {

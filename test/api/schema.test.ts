@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import mysql from 'mysql2/promise';
-import { dbEnv, runScript } from '../helpers/child-process.js';
 import { createTestDatabase, testServer } from '../helpers/database.js';
 import { request } from '../helpers/http.js';
+import { dbEnv, runScript } from '../helpers/run-script.js';
 import { startService } from '../helpers/service.js';
 import { seedUsers, tableSnapshot } from './support/contract.js';
 

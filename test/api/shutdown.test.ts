@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { dbEnv, runScript } from '../helpers/child-process.js';
+import { ServiceProcess } from '../helpers/child-service.js';
 import { createTestDatabase, testServer, type TestDatabase } from '../helpers/database.js';
 import { request } from '../helpers/http.js';
+import { pollUntil } from '../helpers/poll-until.js';
 import { RawConnection } from '../helpers/raw-connection.js';
-import { ServiceProcess } from '../helpers/service-process.js';
+import { dbEnv, runScript } from '../helpers/run-script.js';
 
 let db: TestDatabase;
 before(async () => {
@@ -27,20 +28,22 @@ function exitWithin(service: ServiceProcess, timeoutMs: number) {
 }
 
 /**
- * Polls until a connection attempt is refused. The 'shutting down' line is written just before the
- * listener closes, so the first attempt may still race it.
+ * The error code of the first connection attempt that fails. The 'shutting down' line is written
+ * just before the listener closes, so the first attempts may still race it.
  */
-async function refusesConnections(port: number, timeoutMs = 5000): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    try {
-      (await RawConnection.open(port)).destroy();
-    } catch (error) {
-      return (error as NodeJS.ErrnoException).code === 'ECONNREFUSED';
-    }
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  return false;
+function connectionFailure(port: number): Promise<string> {
+  return pollUntil(
+    'a new connection to fail',
+    async () => {
+      try {
+        (await RawConnection.open(port)).destroy();
+        return undefined;
+      } catch (error) {
+        return (error as NodeJS.ErrnoException).code ?? String(error);
+      }
+    },
+    { timeoutMs: 5000, intervalMs: 20 },
+  );
 }
 
 describe('graceful shutdown of src/main.ts', () => {
@@ -63,7 +66,7 @@ describe('graceful shutdown of src/main.ts', () => {
 
       service.signal('SIGTERM');
       assert.equal((await service.logEntry('shutting down')).signal, 'SIGTERM');
-      assert.ok(await refusesConnections(port), 'new connections are refused');
+      assert.equal(await connectionFailure(port), 'ECONNREFUSED', 'new connections are refused');
 
       await inFlight.write(chunk('"email":"inflight@example.com"}') + '0\r\n\r\n');
       const response = await inFlight.finalResponse();

@@ -3,9 +3,9 @@ import { after, afterEach, before, describe, test } from 'node:test';
 import type { ChildService } from '../helpers/child-service.js';
 import { galeraAvailable, startGaleraCluster, type GaleraCluster } from '../helpers/galera/galera-cluster.js';
 import { request } from '../helpers/http.js';
-import { TEST_PASSWORD } from '../helpers/service.js';
 import { pollUntil } from '../helpers/poll-until.js';
-import { workerPids } from '../helpers/worker-pids.js';
+import { workerPids } from '../helpers/service-workers.js';
+import { TEST_PASSWORD } from '../helpers/service.js';
 import { connectionsTo, idsByEmail, scenarioDatabase, spawnClusterService, usersOn, type StoredUser } from './support/cluster-service.js';
 import { conflictStorm, stormEmail } from './support/conflict-storm.js';
 import { MixedLoad } from './support/mixed-load.js';
@@ -179,7 +179,7 @@ describe('a 3-node Galera cluster behind the service (WORKERS=2, DB_HOST listing
     assert.equal(workers.length, 2, 'two workers');
     const load = new MixedLoad(baseUrl, clients);
     load.start();
-    await sleep(1000);
+    await pollUntil('twenty right answers to the load before the kill', () => (load.outcomes.filter((outcome) => !outcome.wrong).length >= 20 ? true : undefined));
     const killedAt = performance.now();
     process.kill(workers[0]!, 'SIGKILL');
     const replacement = await pollUntil('a replacement worker', () => {
@@ -188,7 +188,9 @@ describe('a 3-node Galera cluster behind the service (WORKERS=2, DB_HOST listing
     }, { timeoutMs: 30_000 });
     await pollUntil('the replacement to listen', () => (child.entries().filter((entry) => entry.msg === 'listening').length >= 3 ? true : undefined), { timeoutMs: 30_000 });
     const replacedAt = performance.now();
-    await sleep(1500);
+    await pollUntil('answers after the replacement', () => (load.outcomes.filter((outcome) => outcome.at > replacedAt + 200).length >= 20 ? true : undefined), {
+      timeoutMs: 30_000,
+    });
     await load.stop();
     const servedMeanwhile = load.outcomes.filter((outcome) => outcome.at > killedAt && outcome.at < replacedAt && !outcome.wrong).length;
     const afterReplacement = load.outcomes.filter((outcome) => outcome.at > replacedAt + 200);

@@ -84,7 +84,11 @@ describe('DB_HOST listing two servers', () => {
   test('with no server reachable /readyz says 503, and it recovers with either', async () => {
     await first.setMode('refuse');
     await second.setMode('refuse');
-    await pollUntil('/readyz 503', async () => ((await request(service.baseUrl, 'GET', '/readyz')).status === 503 ? true : undefined));
+    const notReady = await pollUntil('/readyz 503', async () => {
+      const res = await request(service.baseUrl, 'GET', '/readyz');
+      return res.status === 503 ? res : undefined;
+    });
+    assert.deepEqual(notReady.json, { error: 'Database unavailable' });
     await second.setMode('forward');
     await pollUntil('/readyz 200', async () => ((await request(service.baseUrl, 'GET', '/readyz')).status === 200 ? true : undefined));
     await everyOperationSucceeds('second-alone');

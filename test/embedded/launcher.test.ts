@@ -5,16 +5,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import mysql from 'mysql2/promise';
-import {
-  EmbeddedServerError,
-  findServerBinaries,
-  freeTcpPort,
-  startPrivateServer,
-  type PrivateServer,
-} from '../../src/embedded-db/index.js';
-import { maxConnections } from '../../src/startup/connection-budget.js';
+import { EmbeddedServerError, findServerBinaries, startPrivateServer, type PrivateServer } from '../../src/embedded-db/index.js';
 import { projectRoot } from '../../src/paths.js';
-import { isRunning, killServersOn } from '../helpers/server-processes.js';
+import { maxConnections } from '../../src/startup/connection-budget.js';
+import { freeTcpPort } from '../helpers/free-ports.js';
+import { isRunning, killServersOn } from '../helpers/mariadb-processes.js';
 
 /** The uid and gid of `nobody` on Debian. */
 const NOBODY = 65534;

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { runScript } from '../helpers/child-process.js';
+import { ServiceProcess } from '../helpers/child-service.js';
 import { request } from '../helpers/http.js';
+import { embeddedWorkDir, serversOn } from '../helpers/mariadb-processes.js';
 import { pollUntil } from '../helpers/poll-until.js';
-import { embeddedWorkDir, serversOn } from '../helpers/server-processes.js';
-import { ServiceProcess } from '../helpers/service-process.js';
+import { runScript } from '../helpers/run-script.js';
 
 const PASSWORD = 'embedded-pass';
 const { workDir, dataDir } = embeddedWorkDir('usvc-embedded-');

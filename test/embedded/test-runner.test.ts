@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { projectRoot } from '../../src/paths.js';
-import { serversWith } from '../helpers/server-processes.js';
+import { serversWith } from '../helpers/mariadb-processes.js';
 
 // Only a network namespace of its own guarantees that nothing answers at 127.0.0.1:3306 (root only).
 const isolated = process.getuid?.() === 0 && spawnSync('unshare', ['-n', 'true']).status === 0;

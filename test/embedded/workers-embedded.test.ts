@@ -2,11 +2,10 @@ import assert from 'node:assert/strict';
 import { Agent, request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { connectionOwner } from '../helpers/connection-owner.js';
+import { ServiceProcess } from '../helpers/child-service.js';
+import { embeddedWorkDir, isRunning, serversOn } from '../helpers/mariadb-processes.js';
 import { pollUntil } from '../helpers/poll-until.js';
-import { embeddedWorkDir, isRunning, serversOn } from '../helpers/server-processes.js';
-import { ServiceProcess } from '../helpers/service-process.js';
-import { workerPids } from '../helpers/worker-pids.js';
+import { connectionOwner, workerPids } from '../helpers/service-workers.js';
 
 const PASSWORD = 'workers-embedded-pass';
 const { workDir, dataDir } = embeddedWorkDir('usvc-workers-embedded-');

@@ -1,8 +1,96 @@
+import type { ChildProcess } from 'node:child_process';
 import type { DbConfig } from '../../src/config/environment.js';
-import { dbEnv } from './child-process.js';
 import { pollUntil } from './poll-until.js';
+import { dbEnv, spawnScript, type Exit, type ScriptOptions } from './run-script.js';
 import { TEST_PASSWORD } from './service.js';
-import { ServiceProcess } from './service-process.js';
+
+/**
+ * The service run as production runs it, `node --import tsx src/main.ts`, in a child process: for
+ * tests of what only a whole process shows (signals, exit codes, WORKERS=N, the embedded database).
+ * In-process services on port 0 are in service.ts; scripts run to their end in run-script.ts.
+ */
+
+/** `node --import tsx src/main.ts` (or another script) as a child, with its stdout split into log lines as they come. */
+export class ServiceProcess {
+  readonly lines: string[] = [];
+  stderr = '';
+  readonly exited: Promise<Exit>;
+  private readonly child: ChildProcess;
+  private readonly waiters = new Set<() => void>();
+
+  constructor(vars: Record<string, string>, script = 'src/main.ts', options: ScriptOptions = {}) {
+    this.child = spawnScript(script, vars, options);
+    let partial = '';
+    this.child.stdout!.on('data', (chunk: Buffer) => {
+      const parts = (partial + chunk.toString()).split('\n');
+      partial = parts.pop()!;
+      this.lines.push(...parts);
+      for (const wake of this.waiters) wake();
+    });
+    this.child.stderr!.on('data', (chunk: Buffer) => (this.stderr += chunk.toString()));
+    this.exited = new Promise((resolve) =>
+      this.child.once('exit', (code, signal) => {
+        for (const wake of this.waiters) wake();
+        resolve({ code, signal });
+      }),
+    );
+  }
+
+  /** The first JSON log line with this `msg`, waiting for it (bounded). */
+  async logEntry(msg: string, timeoutMs = 20_000): Promise<Record<string, unknown>> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const found = this.entries().find((entry) => entry.msg === msg);
+      if (found) return found;
+      if (this.hasExited()) throw new Error(`service exited before logging "${msg}": ${this.stderr}`);
+      if (Date.now() > deadline) throw new Error(`timed out waiting for "${msg}"`);
+      // Woken by the next line or the exit; the timer only bounds the wait.
+      await new Promise<void>((resolve) => {
+        const wake = (): void => {
+          clearTimeout(timer);
+          this.waiters.delete(wake);
+          resolve();
+        };
+        const timer = setTimeout(wake, 200);
+        this.waiters.add(wake);
+      });
+    }
+  }
+
+  /** The port from the `listening` log line (PORT=0 lets the system choose it). */
+  async port(): Promise<number> {
+    return Number((await this.logEntry('listening')).port);
+  }
+
+  /** Every stdout line that is JSON (the service's log), parsed. */
+  entries(): Array<Record<string, unknown>> {
+    return this.lines.flatMap((line) => {
+      try {
+        return [JSON.parse(line) as Record<string, unknown>];
+      } catch {
+        return [];
+      }
+    });
+  }
+
+  get pid(): number {
+    return this.child.pid!;
+  }
+
+  signal(signal: NodeJS.Signals): void {
+    this.child.kill(signal);
+  }
+
+  /** Ends the child for good if a test left it running; resolves with how it exited. */
+  async stop(): Promise<Exit> {
+    if (!this.hasExited()) this.child.kill('SIGKILL');
+    return this.exited;
+  }
+
+  private hasExited(): boolean {
+    return this.child.exitCode !== null || this.child.signalCode !== null;
+  }
+}
 
 export interface ChildService {
   baseUrl: string;
@@ -10,9 +98,8 @@ export interface ChildService {
 }
 
 /**
- * Runs the service as production does, `node --import tsx src/main.ts`, on 127.0.0.1 and a free
- * port, against `db` (`env` adds or replaces variables); resolves once it logged 'listening' and
- * /readyz answers 200.
+ * The service on 127.0.0.1 and a free port, against `db` (`env` adds or replaces variables);
+ * resolves once it logged 'listening' and /readyz answers 200.
  */
 export async function spawnService(db: DbConfig, env: Record<string, string> = {}): Promise<ChildService> {
   const child = new ServiceProcess({ ...dbEnv(db), PORT: '0', HOST: '127.0.0.1', ACCESS_PASSWORD: TEST_PASSWORD, ...env });

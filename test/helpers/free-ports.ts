@@ -25,6 +25,22 @@ function listenOn(port: number): Promise<Server | undefined> {
 }
 
 /**
+ * A TCP port on 127.0.0.1 that was free a moment ago, for a private database server (whose own port 0
+ * would mean 3306). Another process may take it before the server binds; the start then fails. Only
+ * the tests, the benchmark and the test runner start private servers on a TCP port, so it lives here.
+ */
+export function freeTcpPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+/**
  * `count` distinct ports free on 127.0.0.1 right now, below the ephemeral range, for servers that
  * cannot be told to pick their own (a Galera node's peer and state-transfer ports): all are held
  * open until all are known.

@@ -1,7 +1,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { findServerBinaries, freeTcpPort, startPrivateServer } from '../../src/embedded-db/index.js';
+import { findServerBinaries, startPrivateServer } from '../../src/embedded-db/index.js';
+import { freeTcpPort } from './free-ports.js';
 
 export interface PrivateMariaDb {
   /** Where tests connect: root without a password on 127.0.0.1. */

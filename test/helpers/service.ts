@@ -29,7 +29,10 @@ export interface ServiceOptions {
   metrics?: MetricsOptions;
 }
 
-/** Starts the real service on 127.0.0.1, port 0, against a fresh database with the ten seed users. */
+/**
+ * Starts the real service in this process on 127.0.0.1, port 0, against a fresh database with the ten
+ * seed users. The service as a separate process is child-service.ts.
+ */
 export async function startService(label: string, options: ServiceOptions = {}): Promise<RunningService> {
   const db = options.db ?? (await createTestDatabase(label));
   const logs: string[] = [];

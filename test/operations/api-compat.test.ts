@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { ApiCompat } from '../../src/config/environment.js';
-import { runScript } from '../helpers/child-process.js';
 import { request } from '../helpers/http.js';
+import { runScript } from '../helpers/run-script.js';
 import { startService, TEST_PASSWORD, type RunningService } from '../helpers/service.js';
 
 const JSON_TYPE = 'application/json; charset=utf-8';

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { dbEnv } from '../helpers/child-process.js';
+import { ServiceProcess } from '../helpers/child-service.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { request } from '../helpers/http.js';
 import { scrape, valueOf } from '../helpers/metrics.js';
+import { dbEnv } from '../helpers/run-script.js';
 import { TEST_PASSWORD } from '../helpers/service.js';
-import { ServiceProcess } from '../helpers/service-process.js';
 
 let db: TestDatabase;
 let child: ServiceProcess;

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { startMetricsServer, type MetricsServer } from '../../src/metrics/server.js';
-import { dbEnv } from '../helpers/child-process.js';
+import { ServiceProcess } from '../helpers/child-service.js';
 import { request } from '../helpers/http.js';
 import { bucketsOf, countOf, family, scrape, valueOf } from '../helpers/metrics.js';
+import { dbEnv } from '../helpers/run-script.js';
 import { startService, TEST_PASSWORD, type RunningService } from '../helpers/service.js';
-import { ServiceProcess } from '../helpers/service-process.js';
 
 let service: RunningService;
 let plain: RunningService;
@@ -126,7 +126,8 @@ describe('METRICS=on: GET /metrics in the Prometheus text format', () => {
     const before = await scrape(metricsUrl());
     await service.db.query('RENAME TABLE users TO users_away');
     try {
-      assert.equal((await request(service.baseUrl, 'GET', '/api/users/1')).status, 500);
+      const res = await request(service.baseUrl, 'GET', '/api/users/1');
+      assert.deepEqual([res.status, res.json], [500, { error: 'Database error' }]);
     } finally {
       await service.db.query('RENAME TABLE users_away TO users');
     }

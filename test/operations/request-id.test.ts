@@ -103,6 +103,7 @@ describe('every response carries X-Request-Id', () => {
     const res = await fetch(`${service.baseUrl}/docs`, { redirect: 'manual', headers: { 'x-request-id': 'redirect-1' } });
     await res.body?.cancel();
     assert.equal(res.status, 301);
+    assert.equal(res.headers.get('location'), '/apidocs/');
     assert.equal(res.headers.get('x-request-id'), 'redirect-1');
   });
 
@@ -137,7 +138,7 @@ describe('the log names the request id', () => {
     } finally {
       await service.db.query('RENAME TABLE users_away TO users');
     }
-    assert.equal(res.status, 500);
+    assert.deepEqual([res.status, res.json], [500, { error: 'Database error' }]);
     assert.equal(res.headers.get('x-request-id'), 'find-me-42');
     const access = await logged((entry) => entry.msg === 'request' && entry.path === '/api/users/3?failing');
     assert.equal(access.requestId, 'find-me-42');

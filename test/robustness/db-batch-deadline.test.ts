@@ -22,8 +22,9 @@ test('an operation waiting behind a stuck batch is answered within its own budge
     );
     const second = await request(service.baseUrl, 'GET', '/api/users/2');
     const sinceFirstSent = performance.now() - firstSent;
-    assert.equal(second.status, 500, second.text);
-    assert.equal((await first).status, 500);
+    assert.deepEqual([second.status, second.json], [500, { error: 'Database error' }], second.text);
+    const firstAnswer = await first;
+    assert.deepEqual([firstAnswer.status, firstAnswer.json], [500, { error: 'Database error' }], firstAnswer.text);
     // Had its budget started only when its batch did, that batch could not start before the first
     // one's budget was spent, and the answer could not come before two budgets after the first read
     // was sent, however fast the machine. Counted from its arrival, it comes about one budget after.

@@ -65,7 +65,7 @@ describe('the database goes away while the service runs', () => {
         callBounded(service.baseUrl, { rule: 'readyz', method: 'GET', path: '/readyz' }),
         ...duringOutage.map((op) => callBounded(service.baseUrl, op)),
       ]);
-      assert.equal(readiness!.status, 503, '/readyz reports the database unavailable');
+      assert.deepEqual([readiness!.status, readiness!.json], [503, { error: 'Database unavailable' }], '/readyz reports the database unavailable');
       answers.forEach((res, i) => assertStorageFailure(res, duringOutage[i]!.rule));
 
       await proxy.setMode('forward');
@@ -80,7 +80,10 @@ describe('the database goes away while the service runs', () => {
       results.forEach((res, i) => {
         const op = afterRestore[i]!;
         // The burst races its own update and delete of each target; whichever runs second may find no row.
-        if (res.status === 404 && (op.method === 'PUT' || op.method === 'DELETE')) return;
+        if (res.status === 404 && (op.method === 'PUT' || op.method === 'DELETE')) {
+          assert.deepEqual(res.json, { error: 'User not found' }, `${op.rule}: ${res.text}`);
+          return;
+        }
         assertSucceeded(res, op);
       });
       const createdNow = await db.query<unknown[]>("SELECT id FROM users WHERE email LIKE ?", [`${mode}-up-%`]);

@@ -35,8 +35,7 @@ describe('the database unreachable when the service starts', () => {
 
         assert.equal((await request(baseUrl, 'GET', '/healthz')).status, 200, 'the process answers');
         const notReady = await request(baseUrl, 'GET', '/readyz');
-        assert.equal(notReady.status, 503);
-        assert.equal(typeof (notReady.json as { error?: unknown }).error, 'string');
+        assert.deepEqual([notReady.status, notReady.json], [503, { error: 'Database unavailable' }]);
 
         const whileDown = everyOperation(`start-${mode}`, 2);
         const answers = await Promise.all(whileDown.map((op) => callBounded(baseUrl, op)));

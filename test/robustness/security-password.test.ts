@@ -97,7 +97,7 @@ describe('the password is never logged and never echoed', () => {
     await service.db.query('RENAME TABLE users TO users_away');
     try {
       const res = await rawExchange(port, rawRequest('GET', `/api/users?pwd=${encoded}`));
-      assert.equal(res.status, 500);
+      assert.deepEqual([res.status, res.json], [500, { error: 'Database error' }]);
       assertRevealsNothing(res, spellings);
     } finally {
       await service.db.query('RENAME TABLE users_away TO users');

@@ -1,15 +1,14 @@
 import assert from 'node:assert/strict';
 import { createServer, request as httpRequest } from 'node:http';
 import { after, before, describe, test } from 'node:test';
-import { dbEnv } from '../helpers/child-process.js';
-import { freePorts } from '../helpers/free-ports.js';
-import { spawnService, type ChildService } from '../helpers/child-service.js';
+import { ServiceProcess, spawnService, type ChildService } from '../helpers/child-service.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { freePorts } from '../helpers/free-ports.js';
 import { scrape, valueOf } from '../helpers/metrics.js';
 import { pollUntil } from '../helpers/poll-until.js';
+import { dbEnv } from '../helpers/run-script.js';
+import { workerPids } from '../helpers/service-workers.js';
 import { TEST_PASSWORD } from '../helpers/service.js';
-import { ServiceProcess } from '../helpers/service-process.js';
-import { workerPids } from '../helpers/worker-pids.js';
 import { lockUsersTable, serviceSessions, sessionsWaitingForLock, type TableLock } from '../robustness/helpers/db-sessions.js';
 
 /** One request on a connection of its own, so that the primary hands each to the next worker in turn. */
@@ -103,12 +102,18 @@ describe('WORKERS=2', () => {
     const inFlight: Array<Promise<{ status: number; body: string }>> = [];
     // The primary hands connections to the workers in turn; a create that reaches a worker already
     // waiting joins its next batch instead of opening a session, so creates go until both workers wait.
-    for (let i = 0; (await sessionsWaitingForLock(db)).length < 2; i++) {
-      assert.ok(i < 10, 'creates reached both workers');
-      inFlight.push(send(baseUrl, 'POST', '/api/users', { name: `In flight ${i}`, email: `workers-inflight-${i}@example.com` }));
-      await pollUntil('the create to wait inside the service', async () => ((await sessionsWaitingForLock(db)).length >= 1 ? true : undefined));
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
+    await pollUntil(
+      'creates to wait on both workers',
+      async () => {
+        if ((await sessionsWaitingForLock(db)).length >= 2) return true;
+        const i = inFlight.length;
+        assert.ok(i < 10, 'creates reached both workers');
+        inFlight.push(send(baseUrl, 'POST', '/api/users', { name: `In flight ${i}`, email: `workers-inflight-${i}@example.com` }));
+        await pollUntil('the create to wait inside the service', async () => ((await sessionsWaitingForLock(db)).length >= 1 ? true : undefined));
+        return undefined;
+      },
+      { intervalMs: 200 },
+    );
 
     child.signal('SIGTERM');
     await pollUntil('the primary and both workers to start shutting down', () =>

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { spawnService, type ChildService } from '../../helpers/child-service.js';
 import type { GaleraCluster } from '../../helpers/galera/galera-cluster.js';
 import type { GaleraNode } from '../../helpers/galera/galera-node.js';
-import { request } from '../../helpers/http.js';
+import { request, type ApiResponse } from '../../helpers/http.js';
 import { TEST_PASSWORD } from '../../helpers/service.js';
 
 /** A database name of its own for one scenario: the service creates it on the cluster. */
@@ -40,7 +40,12 @@ export async function idsByEmail(baseUrl: string): Promise<Map<string, number>> 
   return new Map((res.json as StoredUser[]).map((user) => [user.email, user.id]));
 }
 
-/** An error answer the contract allows while the database fails over: JSON 500 or 503. */
-export function isAllowedError(status: number, json: unknown): boolean {
-  return (status === 500 || status === 503) && typeof (json as { error?: unknown } | undefined)?.error === 'string';
+/**
+ * An error answer the contract allows while the database fails over: exactly 500 {"error":"Database
+ * error"}, or 503 {"error":"Service busy, retry shortly"} with Retry-After: 1 when the wait queue is full.
+ */
+export function isAllowedError(res: ApiResponse): boolean {
+  const body = JSON.stringify(res.json);
+  if (res.status === 500) return body === JSON.stringify({ error: 'Database error' });
+  return res.status === 503 && res.headers.get('retry-after') === '1' && body === JSON.stringify({ error: 'Service busy, retry shortly' });
 }

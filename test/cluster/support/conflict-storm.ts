@@ -29,7 +29,7 @@ export async function conflictStorm(baseUrls: string[], ids: number[], clientsPe
         if (res.status === 200) {
           result.ok++;
           result.acknowledged.get(id)!.add(value);
-        } else if (isAllowedError(res.status, res.json)) {
+        } else if (isAllowedError(res)) {
           result.failed++;
         } else {
           result.wrong.push(`${res.status} ${res.text}`);

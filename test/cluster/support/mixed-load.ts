@@ -1,4 +1,4 @@
-import { request } from '../../helpers/http.js';
+import { request, type ApiResponse } from '../../helpers/http.js';
 import { isAllowedError } from './cluster-service.js';
 
 export type Op = 'create' | 'update' | 'read';
@@ -88,27 +88,27 @@ export class MixedLoad {
       this.unacknowledgedCreates.delete(email);
       this.acknowledgedCreates.add(email);
     }
-    this.record('create', res.status, res.json, res.status === 201);
+    this.record('create', res, res.status === 201);
   }
 
   private async update(i: number, client: LoadClient, seq: number): Promise<void> {
     this.lastSent[i] = seq;
     const res = await request(this.baseUrl, 'PUT', `/api/users/${client.id}`, { json: { name: MixedLoad.updatedName(i, seq), email: client.email } });
     if (res.status === 200) this.lastAcknowledged[i] = seq;
-    this.record('update', res.status, res.json, res.status === 200);
+    this.record('update', res, res.status === 200);
   }
 
   private async read(i: number, client: LoadClient): Promise<void> {
     const floor = this.lastAcknowledged[i]!;
     const res = await request(this.baseUrl, 'GET', `/api/users/${client.id}`);
-    if (res.status !== 200) return this.record('read', res.status, res.json, false);
+    if (res.status !== 200) return this.record('read', res, false);
     const seen = MixedLoad.sequenceOf((res.json as { name: string }).name);
     const fresh = seen >= floor && seen <= this.lastSent[i]!;
     this.outcomes.push({ op: 'read', at: performance.now(), ms: 0, status: 200, ...(fresh ? {} : { wrong: `read v${seen}, acknowledged v${floor}` }) });
   }
 
-  private record(op: Op, status: number, json: unknown, success: boolean): void {
-    const wrong = success || isAllowedError(status, json) ? undefined : `status ${status}`;
-    this.outcomes.push({ op, at: performance.now(), ms: 0, status, ...(wrong ? { wrong } : {}) });
+  private record(op: Op, res: ApiResponse, success: boolean): void {
+    const wrong = success || isAllowedError(res) ? undefined : `${res.status} ${res.text}`;
+    this.outcomes.push({ op, at: performance.now(), ms: 0, status: res.status, ...(wrong ? { wrong } : {}) });
   }
 }

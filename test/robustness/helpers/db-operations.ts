@@ -42,12 +42,11 @@ export async function callBounded(baseUrl: string, op: Operation): Promise<ApiRe
   }
 }
 
-/** The storage failure of the contract: 500 with a JSON body {"error": <non-empty string>}. */
+/** The storage failure of the contract: exactly 500 {"error": "Database error"}, as JSON. */
 export function assertStorageFailure(res: ApiResponse, rule: string): void {
   assert.equal(res.status, 500, `${rule}: ${res.status} ${res.text}`);
-  assert.match(res.headers.get('content-type') ?? '', /^application\/json/, `${rule}: JSON`);
-  const error = (res.json as { error?: unknown } | undefined)?.error;
-  assert.ok(typeof error === 'string' && error.length > 0, `${rule}: {"error": string}, got ${res.text}`);
+  assert.equal(res.headers.get('content-type'), 'application/json; charset=utf-8', `${rule}: JSON`);
+  assert.deepEqual(res.json, { error: 'Database error' }, `${rule}: ${res.text}`);
 }
 
 /** What each operation answers when the database works. */

@@ -3,6 +3,11 @@ import { join } from 'node:path';
 import type { DbConfig } from '../../src/config/environment.js';
 import { projectRoot } from '../../src/paths.js';
 
+/**
+ * A script of the project (`src/db-init.ts`, a fixture, ...) as a child process, and the environment
+ * it gets; runScript runs one to its end. The long-running service is child-service.ts's ServiceProcess.
+ */
+
 export interface Exit {
   code: number | null;
   signal: NodeJS.Signals | null;

@@ -1,4 +1,16 @@
+import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+
+/** Which process of a WORKERS=N child service (see child-service.ts) is which, read from ps and /proc (Linux). */
+
+/** The worker processes of a WORKERS=N service: the primary's children that run the service's entry point. */
+export function workerPids(primaryPid: number): number[] {
+  const ps = spawnSync('ps', ['--ppid', String(primaryPid), '-o', 'pid=,args='], { encoding: 'utf8' });
+  return ps.stdout
+    .split('\n')
+    .filter((line) => line.includes('src/main.ts'))
+    .map((line) => Number(line.trim().split(/\s+/)[0]));
+}
 
 /**
  * Which of these processes holds the server's end of the TCP connection coming from `clientPort`
