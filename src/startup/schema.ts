@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import mysql, { type Connection } from 'mysql2';
+import mysql, { type Connection } from 'mysql2/promise';
 import type { DbConfig } from '../config/environment.js';
 import { projectFile } from '../paths.js';
 import { endpoint, type Endpoint } from '../db/pool.js';
@@ -30,7 +30,7 @@ export async function ensureSchema(db: DbConfig, connectTimeoutMs = 5000): Promi
 }
 
 async function ensureSchemaOn(db: DbConfig, where: Endpoint, connectTimeoutMs: number): Promise<SchemaOutcome> {
-  const connection = mysql.createConnection({
+  const connection = await mysql.createConnection({
     ...where,
     user: db.user,
     password: db.password,
@@ -73,10 +73,7 @@ export function schemaStatements(table: string): string[] {
 /** Each set-up statement gets this long: a database that stops answering fails the attempt, which is retried. */
 const STATEMENT_TIMEOUT_MS = 10_000;
 
-function query(connection: Connection, statement: string, values: unknown[]): Promise<unknown[]> {
-  return new Promise((resolve, reject) => {
-    connection.query({ sql: statement, values, timeout: STATEMENT_TIMEOUT_MS }, (error, rows) =>
-      error ? reject(error) : resolve(rows as unknown[]),
-    );
-  });
+async function query(connection: Connection, statement: string, values: unknown[]): Promise<unknown[]> {
+  const [rows] = await connection.query({ sql: statement, values, timeout: STATEMENT_TIMEOUT_MS });
+  return rows as unknown[];
 }
