@@ -2,7 +2,8 @@ import type { Pool, PoolConnection } from 'mysql2';
 import type { DbConfig } from '../config/environment.js';
 import type { Logger } from '../log/logger.js';
 import { ClusterSource } from './cluster/cluster-source.js';
-import { createPool, poolUsage, type PoolTuning, type PoolUsage } from './pool.js';
+import { createPool, poolUsage, type PoolUsage } from './pool.js';
+import type { PoolTuning } from './pool-tuning.js';
 
 /**
  * Where the store gets its connections: one mysql2 pool for one server, or a cluster of servers

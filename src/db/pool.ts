@@ -1,57 +1,7 @@
 import mysql, { type Pool, type PoolConnection, type PoolOptions } from 'mysql2';
 import type { DbConfig, DbNode } from '../config/environment.js';
-import { prepareSession, type SessionTuning } from './session.js';
-
-export interface PoolTuning extends SessionTuning {
-  connectionLimit: number;
-  /** Requests waiting for a connection beyond this many are refused instead of queued. */
-  queueLimit: number;
-  connectTimeoutMs: number;
-  /**
-   * Longest one store operation may take, waiting for a connection included (and the longest a
-   * listing may wait for its next row): with the database gone every request still gets its 500
-   * in under 5 s.
-   */
-  operationTimeoutMs?: number;
-  /** Idle connections are closed after this long, well before the server's wait_timeout drops them. */
-  idleTimeoutMs?: number;
-  /**
-   * How many batches of reads by id (and of listings) may run at once; while they run, further
-   * operations of that kind gather into the next batch.
-   */
-  batchesInFlight?: number;
-  /**
-   * The same for creates and for updates. One each: a write waits for its commit anyway, and the
-   * writes gathered meanwhile share the next one (measured with the benchmark's `mixed` scenario).
-   */
-  writeBatchesInFlight?: number;
-  /**
-   * A connection that answered within this many ms is trusted for a write without a ping first.
-   * Servers that kill or time out a connection say so on the socket, and the pool drops it; only a
-   * connection cut silently (no FIN, no RST) within this window can fail a write, with a 500.
-   */
-  trustAnsweredWithinMs?: number;
-  /** Concurrent listings share one read while the whole list stays under this many bytes. */
-  sharedListLimitBytes?: number;
-  /** With several DB_HOST servers: how often each one's health is checked (ms). */
-  healthCheckIntervalMs?: number;
-  /** With several DB_HOST servers: how long a server whose connection failed is left out (ms). */
-  nodeRetryMs?: number;
-}
-
-export const defaultTuning = {
-  connectionLimit: 10,
-  queueLimit: 5000,
-  connectTimeoutMs: 2000,
-  operationTimeoutMs: 4000,
-  idleTimeoutMs: 60_000,
-  batchesInFlight: 2,
-  writeBatchesInFlight: 1,
-  trustAnsweredWithinMs: 1000,
-  sharedListLimitBytes: 1024 * 1024,
-  healthCheckIntervalMs: 1000,
-  nodeRetryMs: 1000,
-} satisfies PoolTuning;
+import { defaultTuning, type PoolTuning } from './pool-tuning.js';
+import { prepareSession } from './session.js';
 
 /**
  * A mysql2 pool that speaks utf8mb4, returns rows as objects keyed by column, and prepares every
@@ -59,7 +9,7 @@ export const defaultTuning = {
  */
 export function createPool(db: DbConfig, tuning: PoolTuning = defaultTuning): Pool {
   const pool = mysql.createPool(poolOptions(db, endpoint(db), tuning));
-  pool.on('connection', (connection: PoolConnection) => prepareSession(connection, tuning));
+  pool.on('connection', (connection: PoolConnection) => prepareSession(connection, tuning.testing));
   return pool;
 }
 
@@ -81,7 +31,7 @@ export function poolOptions(db: DbConfig, where: Endpoint, tuning: PoolTuning): 
     maxIdle: Math.max(tuning.connectionLimit - 1, 0),
     queueLimit: tuning.queueLimit,
     connectTimeout: tuning.connectTimeoutMs,
-    idleTimeout: tuning.idleTimeoutMs ?? defaultTuning.idleTimeoutMs,
+    idleTimeout: tuning.idleTimeoutMs,
     enableKeepAlive: true,
     keepAliveInitialDelay: 10_000,
   };

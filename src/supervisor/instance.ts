@@ -2,7 +2,7 @@ import cluster from 'node:cluster';
 import { createApp, type App } from '../app.js';
 import type { Config } from '../config/environment.js';
 import { EmbeddedServerError } from '../embedded-db/index.js';
-import { defaultTuning } from '../db/pool.js';
+import { poolTuning } from '../db/pool-tuning.js';
 import { openServiceDatabase, type ServiceDatabase } from '../startup/service-database.js';
 import type { Logger } from '../log/logger.js';
 import { answerPrimary, askPrimary } from '../metrics/cluster.js';
@@ -90,7 +90,7 @@ export async function runInstance(config: Config, logger: Logger): Promise<void>
     db: database.db,
     accessPassword: config.accessPassword,
     logger,
-    poolTuning: { ...defaultTuning, connectionLimit: config.poolSize },
+    poolTuning: poolTuning({ connectionLimit: config.poolSize }),
     apiCompat: config.apiCompat,
     guessing: config.guessing,
     trustProxy: config.trustProxy,

@@ -1,6 +1,6 @@
 import { createApp, type App, type MetricsOptions } from '../../src/app.js';
 import type { ApiCompat, GuessingLimits } from '../../src/config/environment.js';
-import type { PoolTuning } from '../../src/db/pool.js';
+import type { PoolTuning } from '../../src/db/pool-tuning.js';
 import { serverLimits, type ServerLimits } from '../../src/http/server.js';
 import { createLogger } from '../../src/log/logger.js';
 import { createTestDatabase, type TestDatabase } from './database.js';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { defaultTuning, type PoolTuning } from '../../src/db/pool.js';
+import { defaultTuning, type PoolTuning } from '../../src/db/pool-tuning.js';
 import { createTestDatabase } from '../helpers/database.js';
 import { pollUntil } from '../helpers/poll-until.js';
 import { startService, TEST_PASSWORD, type RunningService } from '../helpers/service.js';
@@ -86,7 +86,7 @@ describe('connections the database server drops', () => {
 
   test('connections the server closes after its wait_timeout: the next reads and writes all succeed', async () => {
     // The service keeps idle connections far longer than the server tolerates them here.
-    const tuning: PoolTuning = { ...defaultTuning, sessionWaitTimeoutSeconds: 1, idleTimeoutMs: 600_000 };
+    const tuning: PoolTuning = { ...defaultTuning, testing: { sessionWaitTimeoutSeconds: 1 }, idleTimeoutMs: 600_000 };
     await withService('waittimeout', tuning, async (service) => {
       for (const round of [1, 2]) {
         await warmPool(service);

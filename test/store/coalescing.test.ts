@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import type { Pool } from 'mysql2';
 import { createPool, endPool } from '../../src/db/pool.js';
+import { poolTuning } from '../../src/db/pool-tuning.js';
 import { ensureSchema } from '../../src/startup/schema.js';
 import { StorageError } from '../../src/errors/storage-error.js';
 import { UserStore } from '../../src/users/storage/store.js';
@@ -103,7 +104,7 @@ describe('coalesced creates with the auto-increment step of a three-node Galera 
   before(async () => {
     db = await createTestDatabase('coalescing_step');
     await ensureSchema(db.config);
-    pool = createPool(db.config, { connectionLimit: 4, queueLimit: 100, connectTimeoutMs: 2000, sessionAutoIncrement: { increment: 3, offset: 2 } });
+    pool = createPool(db.config, poolTuning({ connectionLimit: 4, queueLimit: 100, connectTimeoutMs: 2000, testing: { sessionAutoIncrement: { increment: 3, offset: 2 } } }));
     store = new UserStore(pool);
   });
 

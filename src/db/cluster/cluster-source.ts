@@ -2,7 +2,8 @@ import mysql, { type Pool, type PoolCluster, type PoolConnection, type PoolNames
 import type { DbConfig, DbNode } from '../../config/environment.js';
 import type { Logger } from '../../log/logger.js';
 import type { ConnectionSource } from '../connection-source.js';
-import { defaultTuning, nodeName, poolOptions, poolUsage, type PoolTuning, type PoolUsage } from '../pool.js';
+import { nodeName, poolOptions, poolUsage, type PoolUsage } from '../pool.js';
+import type { PoolTuning } from '../pool-tuning.js';
 import { prepareSession } from '../session.js';
 import { NodeHealthCheck } from './node-health.js';
 
@@ -35,16 +36,16 @@ export class ClusterSource implements ConnectionSource {
     tuning: PoolTuning,
     private readonly logger?: Logger,
   ) {
-    const retryMs = tuning.nodeRetryMs ?? defaultTuning.nodeRetryMs;
+    const retryMs = tuning.nodeRetryMs;
     this.cluster = mysql.createPoolCluster({ canRetry: true, removeNodeErrorCount: 1, restoreNodeTimeout: retryMs, defaultSelector: 'ORDER' });
     this.names = nodes.map(nodeName);
     nodes.forEach((node, i) => this.cluster.add(this.names[i]!, poolOptions(db, node, tuning)));
     for (const name of this.names) this.servers.set(name, this.cluster.of(name));
     // Each server's own pool announces its new connections, before handing them out, as createPool's does.
-    for (const pool of this.nodePools()) pool.on('connection', (connection: PoolConnection) => prepareSession(connection, tuning));
+    for (const pool of this.nodePools()) pool.on('connection', (connection: PoolConnection) => prepareSession(connection, tuning.testing));
     this.cluster.on('offline', (name: string) => this.logger?.warn('database server left out after a failed connection', { server: name, retryInMs: retryMs }));
     this.cluster.on('online', (name: string) => this.logger?.info('database server connected again', { server: name }));
-    this.intervalMs = tuning.healthCheckIntervalMs ?? defaultTuning.healthCheckIntervalMs;
+    this.intervalMs = tuning.healthCheckIntervalMs;
     this.checks = nodes.map((node) => new NodeHealthCheck(db, node, Math.max(this.intervalMs, tuning.connectTimeoutMs)));
     // Until the first check, every server counts as healthy: starting does not wait for checks.
     this.healthy = nodes.map(() => true);
