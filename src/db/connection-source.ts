@@ -1,4 +1,5 @@
 import type { Pool, PoolConnection } from 'mysql2';
+import { isCluster } from '../config/db-servers.js';
 import type { DbConfig } from '../config/environment.js';
 import type { Logger } from '../log/logger.js';
 import { ClusterSource } from './cluster/cluster-source.js';
@@ -16,7 +17,7 @@ export interface ConnectionSource {
 
 /** One pool for one server (as DB_HOST has always meant); a ClusterSource when DB_HOST lists several. */
 export function createConnectionSource(db: DbConfig, tuning: PoolTuning, logger?: Logger): ConnectionSource {
-  return db.nodes && db.nodes.length > 1 ? new ClusterSource(db, db.nodes, tuning, logger) : createPool(db, tuning);
+  return isCluster(db) ? new ClusterSource(db, tuning, logger) : createPool(db, tuning);
 }
 
 /** Connections in use and requests waiting, over every server's pool (for the metrics). */

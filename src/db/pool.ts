@@ -1,5 +1,6 @@
 import mysql, { type Pool, type PoolConnection, type PoolOptions } from 'mysql2';
-import type { DbConfig, DbNode } from '../config/environment.js';
+import { firstServer } from '../config/db-servers.js';
+import type { DbConfig, Endpoint } from '../config/environment.js';
 import { defaultTuning, type PoolTuning } from './pool-tuning.js';
 import { prepareSession } from './session.js';
 
@@ -8,7 +9,7 @@ import { prepareSession } from './session.js';
  * session (UTC, causal reads on Galera; see session.ts).
  */
 export function createPool(db: DbConfig, tuning: PoolTuning = defaultTuning): Pool {
-  const pool = mysql.createPool(poolOptions(db, endpoint(db), tuning));
+  const pool = mysql.createPool(poolOptions(db, firstServer(db), tuning));
   pool.on('connection', (connection: PoolConnection) => prepareSession(connection, tuning.testing));
   return pool;
 }
@@ -40,23 +41,6 @@ export function poolOptions(db: DbConfig, where: Endpoint, tuning: PoolTuning): 
 /** Ends every connection of a pool (or of a ConnectionSource, which ends the same way). */
 export function endPool(pool: { end(callback: () => void): void }): Promise<void> {
   return new Promise((resolve) => pool.end(() => resolve()));
-}
-
-export type Endpoint = { socketPath: string } | DbNode;
-
-/** Where mysql2 connects: the socket when there is one (the embedded database), else host and port. */
-export function endpoint(db: DbConfig): Endpoint {
-  return db.socketPath === undefined ? { host: db.host, port: db.port } : { socketPath: db.socketPath };
-}
-
-/** The server as a log line names it; every one of a DB_HOST list. */
-export function serverName(db: DbConfig): string {
-  return db.socketPath ?? (db.nodes ?? [db]).map(nodeName).join(',');
-}
-
-/** `host:port`, as log lines and the cluster name a server. */
-export function nodeName(node: DbNode): string {
-  return `${node.host}:${node.port}`;
 }
 
 export interface PoolUsage {

@@ -1,5 +1,5 @@
 import mysql, { type Connection } from 'mysql2/promise';
-import type { Endpoint } from '../db/pool.js';
+import type { Endpoint } from '../config/environment.js';
 import { sql } from '../db/statements.js';
 
 /** One connection attempt as root without a password; true when the server answered. */

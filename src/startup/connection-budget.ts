@@ -1,6 +1,6 @@
 import mysql, { type Connection, type RowDataPacket } from 'mysql2/promise';
 import type { DbConfig } from '../config/environment.js';
-import { endpoint } from '../db/pool.js';
+import { firstServer } from '../config/db-servers.js';
 import { sql } from '../db/statements.js';
 
 /**
@@ -10,7 +10,7 @@ import { sql } from '../db/statements.js';
 export async function maxConnections(db: DbConfig, timeoutMs = 2000): Promise<number | undefined> {
   let connection: Connection | undefined;
   try {
-    connection = await mysql.createConnection({ ...endpoint(db), user: db.user, password: db.password, connectTimeout: timeoutMs });
+    connection = await mysql.createConnection({ ...firstServer(db), user: db.user, password: db.password, connectTimeout: timeoutMs });
     connection.on('error', () => {});
     const [rows] = await connection.query<RowDataPacket[]>({ sql: sql.maxConnections, timeout: timeoutMs });
     const value = Number(rows[0]?.max);

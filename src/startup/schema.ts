@@ -1,9 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import mysql, { type Connection } from 'mysql2/promise';
-import type { DbConfig } from '../config/environment.js';
+import type { DbConfig, Endpoint } from '../config/environment.js';
 import { projectFile } from '../paths.js';
-import { endpoint, type Endpoint } from '../db/pool.js';
 import { sql } from '../db/statements.js';
 
 export type SchemaOutcome = 'created' | 'existing';
@@ -19,12 +18,11 @@ const ER_TABLE_EXISTS = 1050;
  * With several servers, the first that completes it, in DB_HOST order, is used.
  */
 export async function ensureSchema(db: DbConfig, connectTimeoutMs = 5000): Promise<SchemaOutcome> {
-  const servers: Endpoint[] = db.nodes ?? [endpoint(db)];
   for (let i = 0; ; i++) {
     try {
-      return await ensureSchemaOn(db, servers[i]!, connectTimeoutMs);
+      return await ensureSchemaOn(db, db.servers[i]!, connectTimeoutMs);
     } catch (error) {
-      if (i + 1 === servers.length) throw error;
+      if (i + 1 === db.servers.length) throw error;
     }
   }
 }

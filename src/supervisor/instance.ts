@@ -1,5 +1,6 @@
 import cluster from 'node:cluster';
 import { createApp, type App } from '../app.js';
+import { socketOf } from '../config/db-servers.js';
 import type { Config } from '../config/environment.js';
 import { EmbeddedServerError } from '../embedded-db/index.js';
 import { poolTuning } from '../db/pool-tuning.js';
@@ -50,7 +51,7 @@ export function openDatabaseOrFail(config: Config): Promise<ServiceDatabase> {
  */
 export async function runInstance(config: Config, logger: Logger): Promise<void> {
   const worker = cluster.isWorker;
-  if (worker && config.embedded !== undefined && config.db.socketPath === undefined) {
+  if (worker && config.embedded !== undefined && socketOf(config.db) === undefined) {
     failStart('A worker never starts the embedded database: its primary hands it the socket (DB_SOCKET)');
   }
   let app: App | undefined;

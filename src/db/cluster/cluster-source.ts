@@ -1,8 +1,9 @@
 import mysql, { type Pool, type PoolCluster, type PoolConnection, type PoolNamespace } from 'mysql2';
-import type { DbConfig, DbNode } from '../../config/environment.js';
+import { endpointName } from '../../config/db-servers.js';
+import type { DbConfig } from '../../config/environment.js';
 import type { Logger } from '../../log/logger.js';
 import type { ConnectionSource } from '../connection-source.js';
-import { nodeName, poolOptions, poolUsage, type PoolUsage } from '../pool.js';
+import { poolOptions, poolUsage, type PoolUsage } from '../pool.js';
 import type { PoolTuning } from '../pool-tuning.js';
 import { prepareSession } from '../session.js';
 import { NodeHealthCheck } from './node-health.js';
@@ -32,23 +33,22 @@ export class ClusterSource implements ConnectionSource {
 
   constructor(
     db: DbConfig,
-    nodes: DbNode[],
     tuning: PoolTuning,
     private readonly logger?: Logger,
   ) {
     const retryMs = tuning.nodeRetryMs;
     this.cluster = mysql.createPoolCluster({ canRetry: true, removeNodeErrorCount: 1, restoreNodeTimeout: retryMs, defaultSelector: 'ORDER' });
-    this.names = nodes.map(nodeName);
-    nodes.forEach((node, i) => this.cluster.add(this.names[i]!, poolOptions(db, node, tuning)));
+    this.names = db.servers.map(endpointName);
+    db.servers.forEach((server, i) => this.cluster.add(this.names[i]!, poolOptions(db, server, tuning)));
     for (const name of this.names) this.servers.set(name, this.cluster.of(name));
     // Each server's own pool announces its new connections, before handing them out, as createPool's does.
     for (const pool of this.nodePools()) pool.on('connection', (connection: PoolConnection) => prepareSession(connection, tuning.testing));
     this.cluster.on('offline', (name: string) => this.logger?.warn('database server left out after a failed connection', { server: name, retryInMs: retryMs }));
     this.cluster.on('online', (name: string) => this.logger?.info('database server connected again', { server: name }));
     this.intervalMs = tuning.healthCheckIntervalMs;
-    this.checks = nodes.map((node) => new NodeHealthCheck(db, node, Math.max(this.intervalMs, tuning.connectTimeoutMs)));
+    this.checks = db.servers.map((server) => new NodeHealthCheck(db, server, Math.max(this.intervalMs, tuning.connectTimeoutMs)));
     // Until the first check, every server counts as healthy: starting does not wait for checks.
-    this.healthy = nodes.map(() => true);
+    this.healthy = db.servers.map(() => true);
     this.order = this.names;
     void this.checkAll();
   }

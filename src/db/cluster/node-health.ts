@@ -1,5 +1,5 @@
 import mysql, { type Connection, type RowDataPacket } from 'mysql2/promise';
-import type { DbConfig, DbNode } from '../../config/environment.js';
+import type { DbConfig, Endpoint } from '../../config/environment.js';
 import { sql } from '../statements.js';
 
 export interface ReplicationStatus {
@@ -35,7 +35,7 @@ export class NodeHealthCheck {
 
   constructor(
     private readonly db: DbConfig,
-    private readonly node: DbNode,
+    private readonly server: Endpoint,
     private readonly timeoutMs: number,
   ) {}
 
@@ -59,8 +59,7 @@ export class NodeHealthCheck {
 
   private async connect(): Promise<Connection> {
     const connection = await mysql.createConnection({
-      host: this.node.host,
-      port: this.node.port,
+      ...this.server,
       user: this.db.user,
       password: this.db.password,
       connectTimeout: this.timeoutMs,
