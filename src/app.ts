@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { FailedAttempts } from './auth/failed-attempts.js';
 import { DEFAULT_API_COMPAT, DEFAULT_GUESSING_LIMITS, type ApiCompat, type DbConfig, type GuessingLimits } from './config/environment.js';
-import { createConnectionSource, sourceUsage, type ConnectionSource } from './db/connection-source.js';
+import { createConnectionSource, type ConnectionSource } from './db/connection-source.js';
 import { endPool } from './db/pool.js';
 import { defaultTuning, type PoolTuning } from './db/pool-tuning.js';
 import { SchemaSetup } from './startup/schema-setup.js';
@@ -70,7 +70,7 @@ export function createApp(options: AppOptions): App {
   const { db, logger } = options;
   const tuning = options.poolTuning ?? defaultTuning;
   const pool = createConnectionSource(db, tuning, logger);
-  const metrics = options.metrics ? new ServiceMetrics(() => sourceUsage(pool)) : undefined;
+  const metrics = options.metrics ? new ServiceMetrics(() => pool.usage()) : undefined;
   const store = new UserStore(pool, tuning, metrics?.store);
   const readMetrics = async (): Promise<Snapshot> => {
     if (!metrics) return [];

@@ -42,24 +42,3 @@ export function poolOptions(db: DbConfig, where: Endpoint, tuning: PoolTuning): 
 export function endPool(pool: { end(callback: () => void): void }): Promise<void> {
   return new Promise((resolve) => pool.end(() => resolve()));
 }
-
-export interface PoolUsage {
-  /** Connections handed out and not yet released. */
-  inUse: number;
-  /** Requests waiting for a connection. */
-  waiting: number;
-}
-
-/** mysql2 keeps these counts in fields it does not declare; read here only, for the metrics. */
-interface PoolInternals {
-  _allConnections?: { length: number };
-  _freeConnections?: { length: number };
-  _connectionQueue?: { length: number };
-}
-
-export function poolUsage(pool: Pool): PoolUsage {
-  const internals = pool as unknown as PoolInternals;
-  const all = internals._allConnections?.length ?? 0;
-  const free = internals._freeConnections?.length ?? 0;
-  return { inUse: all - free, waiting: internals._connectionQueue?.length ?? 0 };
-}

@@ -115,8 +115,8 @@ export function runConformance(mode: ApiCompat): void {
       await held;
     });
     after(async () => {
-      (await held).release();
-      (await queued).release();
+      busy.app.pool.giveBack(await held, false);
+      busy.app.pool.giveBack(await queued, false);
       await busy.close();
     });
     runCases('pool-full', () => busy.baseUrl);

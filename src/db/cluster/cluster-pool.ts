@@ -1,60 +1,66 @@
-import mysql, { type Pool, type PoolCluster, type PoolConnection, type PoolNamespace } from 'mysql2';
+import mysql, { type PoolCluster, type PoolConnection, type PoolNamespace } from 'mysql2';
 import { endpointName } from '../../config/db-servers.js';
 import type { DbConfig } from '../../config/environment.js';
 import type { Logger } from '../../log/logger.js';
-import type { ConnectionSource } from '../connection-source.js';
-import { poolOptions, poolUsage, type PoolUsage } from '../pool.js';
+import type { ConnectionCallback, ConnectionPool } from '../connection-source.js';
+import { poolOptions } from '../pool.js';
 import type { PoolTuning } from '../pool-tuning.js';
 import { prepareSession } from '../session.js';
 import { NodeHealthCheck } from './node-health.js';
 
-type Callback = (error: NodeJS.ErrnoException | null, connection: PoolConnection) => void;
-
 /**
  * Several servers used as one cluster: every statement goes to the first server, in DB_HOST order,
- * that is usable. mysql2's PoolCluster keeps a pool per server and takes a server whose connection
- * fails offline for `nodeRetryMs` (then tries it again); a health check every
- * `healthCheckIntervalMs` also leaves out a server that does not answer, or a Galera node that is
- * not ready and Synced (one still joining accepts connections but refuses statements), which
- * PoolCluster's own ORDER selector cannot skip.
+ * that is usable. mysql2's PoolCluster keeps a pool per server, tries them in the order they were
+ * added (ORDER), and takes a server whose connection fails offline for `nodeRetryMs` while it
+ * retries on the next (canRetry). A health check every `healthCheckIntervalMs` also leaves out a
+ * server that does not answer, or a Galera node that is not ready and Synced (one still joining
+ * accepts connections but refuses statements): the cluster is then asked only for the servers
+ * that passed.
  */
-export class ClusterSource implements ConnectionSource {
+export class ClusterPool implements ConnectionPool {
   private readonly cluster: PoolCluster;
   private readonly names: string[];
-  /** Each server's namespace of the cluster, by name: PoolCluster builds its key on every of() call. */
-  private readonly servers = new Map<string, PoolNamespace>();
+  /**
+   * PoolCluster builds each server's pool inside add() and passes none of its events on
+   * (node_modules/mysql2/lib/pool_cluster.js:205-210), so no pool's 'connection' event can prepare
+   * the session: a connection is prepared the first time it is handed out instead.
+   */
+  private readonly prepared = new WeakSet<PoolConnection>();
   private readonly checks: NodeHealthCheck[];
   private readonly healthy: boolean[];
-  /** The servers to try, in order: those that passed their last check, or all when none did. */
-  private order: string[];
+  /** The servers to try, in DB_HOST order: those that passed their last check, or all when none did. */
+  private usable: PoolNamespace;
   private readonly intervalMs: number;
   private timer: NodeJS.Timeout | undefined;
   private closed = false;
 
   constructor(
     db: DbConfig,
-    tuning: PoolTuning,
+    private readonly tuning: PoolTuning,
     private readonly logger?: Logger,
   ) {
     const retryMs = tuning.nodeRetryMs;
     this.cluster = mysql.createPoolCluster({ canRetry: true, removeNodeErrorCount: 1, restoreNodeTimeout: retryMs, defaultSelector: 'ORDER' });
     this.names = db.servers.map(endpointName);
     db.servers.forEach((server, i) => this.cluster.add(this.names[i]!, poolOptions(db, server, tuning)));
-    for (const name of this.names) this.servers.set(name, this.cluster.of(name));
-    // Each server's own pool announces its new connections, before handing them out, as createPool's does.
-    for (const pool of this.nodePools()) pool.on('connection', (connection: PoolConnection) => prepareSession(connection, tuning.testing));
     this.cluster.on('offline', (name: string) => this.logger?.warn('database server left out after a failed connection', { server: name, retryInMs: retryMs }));
     this.cluster.on('online', (name: string) => this.logger?.info('database server connected again', { server: name }));
     this.intervalMs = tuning.healthCheckIntervalMs;
     this.checks = db.servers.map((server) => new NodeHealthCheck(db, server, Math.max(this.intervalMs, tuning.connectTimeoutMs)));
     // Until the first check, every server counts as healthy: starting does not wait for checks.
     this.healthy = db.servers.map(() => true);
-    this.order = this.names;
+    this.usable = this.namespaceOf(this.names);
     void this.checkAll();
   }
 
-  getConnection(callback: Callback): void {
-    this.tryInOrder(this.order, 0, callback);
+  getConnection(callback: ConnectionCallback): void {
+    this.usable.getConnection((error, connection) => {
+      if (!error && !this.prepared.has(connection)) {
+        this.prepared.add(connection);
+        prepareSession(connection, this.tuning.testing);
+      }
+      callback(error, connection);
+    });
   }
 
   end(callback: () => void): void {
@@ -64,29 +70,15 @@ export class ClusterSource implements ConnectionSource {
     this.cluster.end(() => callback());
   }
 
-  /** The sum over every server's pool. */
-  usage(): PoolUsage {
-    return this.nodePools().reduce(
-      (sum, pool) => {
-        const usage = poolUsage(pool);
-        return { inUse: sum.inUse + usage.inUse, waiting: sum.waiting + usage.waiting };
-      },
-      { inUse: 0, waiting: 0 },
-    );
-  }
-
-  /** PoolCluster answers at once for a server it holds offline, so this walks on without waiting. */
-  private tryInOrder(order: string[], index: number, callback: Callback): void {
-    this.servers.get(order[index]!)!.getConnection((error, connection) => {
-      if (error && index + 1 < order.length) return this.tryInOrder(order, index + 1, callback);
-      callback(error, connection);
-    });
-  }
-
-  /** Every server's mysql2 pool: PoolCluster keeps them in a field it does not declare, read here only. */
-  private nodePools(): Pool[] {
-    const nodes = (this.cluster as unknown as { _nodes?: Record<string, { pool: Pool }> })._nodes ?? {};
-    return Object.values(nodes).map((node) => node.pool);
+  /**
+   * The cluster's namespace of exactly these servers. PoolCluster keeps them in the order they were
+   * added (pool_cluster.js:211), ORDER takes the first that is online (lines 22-24), and canRetry asks
+   * the next after a failure (lines 74-80); of() keeps one namespace per pattern (lines 192-196).
+   */
+  private namespaceOf(names: string[]): PoolNamespace {
+    const escaped = names.map((name) => name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+    // of() takes a RegExp as the pattern (pool_cluster.js:40-42); its typings say only string.
+    return this.cluster.of(new RegExp(`^(?:${escaped.join('|')})$`) as unknown as string, 'ORDER');
   }
 
   /** Checks every server at once, then again `intervalMs` after the slowest answered. */
@@ -105,6 +97,6 @@ export class ClusterSource implements ConnectionSource {
     });
     const passed = this.names.filter((_, i) => this.healthy[i]);
     // With no server passing its check, each is still tried: the check may be what is failing.
-    this.order = passed.length > 0 ? passed : this.names;
+    this.usable = this.namespaceOf(passed.length > 0 ? passed : this.names);
   }
 }
