@@ -25,10 +25,13 @@ export interface AppOptions {
   accessPassword: string;
   logger: Logger;
   poolTuning?: PoolTuning;
-  /** First pause between attempts to create the schema while the database is unreachable; it doubles each time. */
-  schemaRetryMs?: number;
-  /** The longest pause between attempts. Default 30 s. */
-  schemaRetryMaxMs?: number;
+  /** Tests only; the service never sets it. */
+  testing?: {
+    /** First pause between attempts to create the schema while the database is unreachable (1 s); it doubles each time. */
+    schemaRetryMs?: number;
+    /** The longest pause between attempts (30 s). */
+    schemaRetryMaxMs?: number;
+  };
   /** HTTP timeouts and sizes; defaults to serverLimits. */
   serverLimits?: Readonly<ServerLimits>;
   /** Whose answers to give where the implementations differ; the contract's by default. */
@@ -77,7 +80,7 @@ export function createApp(options: AppOptions): App {
     return options.metrics?.read ? options.metrics.read(metrics) : metrics.registry.snapshot();
   };
   let schemaReady = false;
-  const schemaSetup = new SchemaSetup(db, logger, options.schemaRetryMs, options.schemaRetryMaxMs);
+  const schemaSetup = new SchemaSetup(db, logger, options.testing?.schemaRetryMs, options.testing?.schemaRetryMaxMs);
 
   const router = new Router<Handler>();
   const trustProxy = options.trustProxy ?? false;

@@ -46,8 +46,11 @@ export interface GuessingLimits {
   /** Wrong passwords from one address within the window that block it. */
   maxFailures: number;
   windowSeconds: number;
-  /** Addresses remembered at once (not a setting: tests make it small to show the bound). */
-  maxTracked?: number;
+  /** Tests only; never read from the environment. */
+  testing?: {
+    /** Addresses remembered at once, made small to show the bound. */
+    maxTracked?: number;
+  };
 }
 
 export interface Config {

@@ -161,8 +161,7 @@ describe('/readyz before the schema is in place', () => {
       db: { servers: [{ host: '127.0.0.1', port: proxy.port }], user: 'root', password: '', database: 'usvc_never_created' },
       accessPassword: TEST_PASSWORD,
       logger: createLogger((line) => logs.push(line)),
-      schemaRetryMs: 50,
-      schemaRetryMaxMs: 200,
+      testing: { schemaRetryMs: 50, schemaRetryMaxMs: 200 },
     });
     const address = await app.listen(0, '127.0.0.1');
     const preparing = app.prepareSchema();

@@ -39,8 +39,7 @@ export async function startService(label: string, options: ServiceOptions = {}):
     logger: createLogger((line) => logs.push(line)),
     ...(options.poolTuning ? { poolTuning: options.poolTuning } : {}),
     ...(options.serverLimits ? { serverLimits: { ...serverLimits, ...options.serverLimits } } : {}),
-    schemaRetryMs: 200,
-    schemaRetryMaxMs: 1000,
+    testing: { schemaRetryMs: 200, schemaRetryMaxMs: 1000 },
     ...(options.apiCompat ? { apiCompat: options.apiCompat } : {}),
     // Every test file's requests come from 127.0.0.1, and several send dozens of wrong passwords on
     // purpose: with the production limit they would block themselves. Guessing tests set their own.

@@ -24,8 +24,7 @@ describe('the database unreachable when the service starts', () => {
         db: throughPort(db.config, proxy.port),
         accessPassword: TEST_PASSWORD,
         logger: createLogger((line) => logs.push(line)),
-        schemaRetryMs: 200,
-        schemaRetryMaxMs: 1000,
+        testing: { schemaRetryMs: 200, schemaRetryMaxMs: 1000 },
       });
       try {
         const { port } = await app.listen(0, '127.0.0.1');
