@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { HostPort } from '../src/config/environment.js';
 import { startPrivateServer } from '../src/embedded-db/index.js';
 import { freePorts } from '../test/helpers/free-ports.js';
 import { startGaleraCluster } from '../test/helpers/galera/galera-cluster.js';
@@ -87,8 +88,8 @@ export async function runCluster(options: BenchOptions): Promise<void> {
 interface Started {
   /** Where the table is reset from. */
   port: number;
-  /** The service's DB_HOST. */
-  hostList: string;
+  /** The servers the service lists in DB_HOST. */
+  servers: HostPort[];
 }
 
 /** One plain private server with the Galera nodes' InnoDB settings. */
@@ -100,13 +101,13 @@ async function startPlainServer(): Promise<Started> {
     await server.stop();
     rmSync(dir, { recursive: true, force: true });
   });
-  return { port: port!, hostList: `127.0.0.1:${port}` };
+  return { port: port!, servers: [{ host: '127.0.0.1', port: port! }] };
 }
 
 async function startThreeNodes(): Promise<Started> {
   const cluster = await startGaleraCluster(3);
   onCleanup(() => cluster.stop());
-  return { port: cluster.nodes[0]!.ports.sql, hostList: cluster.hostList() };
+  return { port: cluster.nodes[0]!.ports.sql, servers: cluster.nodes.map((node) => ({ host: '127.0.0.1', port: node.ports.sql })) };
 }
 
 /** The database servers, the benchmark's database on them, and the service (DB_HOST listing every server). */
@@ -115,7 +116,7 @@ async function target(label: string, start: () => Promise<Started>, password: st
   const startedAt = performance.now();
   const started = await start();
   const startMs = performance.now() - startedAt;
-  const db = await createBenchDatabase({ host: '127.0.0.1', port: started.port, user: 'root', password: '' }, started.hostList);
+  const db = await createBenchDatabase({ host: '127.0.0.1', port: started.port, user: 'root', password: '' }, started.servers);
   onCleanup(() => db.drop());
   const service = await startService(db.config, password, options);
   return { label, startMs, db, service };

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import mysql from 'mysql2/promise';
-import type { DbConfig } from '../src/config/environment.js';
+import type { DbConfig, HostPort } from '../src/config/environment.js';
 import { seededUser } from './workload.js';
 
 /**
@@ -21,8 +21,14 @@ export interface BenchDatabase {
   drop(): Promise<void>;
 }
 
+/** A server and the account to use on it. */
+export interface BenchServer extends HostPort {
+  user: string;
+  password: string;
+}
+
 /** The MariaDB/MySQL server to use: DB_HOST, DB_PORT, DB_USER, DB_PASSWORD, else root@127.0.0.1:3306. */
-export function serverFromEnv(): Omit<DbConfig, 'database'> {
+export function serverFromEnv(): BenchServer {
   return {
     host: process.env.DB_HOST || '127.0.0.1',
     port: Number(process.env.DB_PORT || 3306),
@@ -31,13 +37,13 @@ export function serverFromEnv(): Omit<DbConfig, 'database'> {
   };
 }
 
-/** `server` is where the table is reset from; `config.host` may be a DB_HOST list (see hostList). */
-export async function createBenchDatabase(server = serverFromEnv(), hostList?: string): Promise<BenchDatabase> {
+/** `server` is where the table is reset from; the service uses `servers` (a cluster's), or that server. */
+export async function createBenchDatabase(server = serverFromEnv(), servers?: HostPort[]): Promise<BenchDatabase> {
   const database = `usvc_bench_${process.pid}_${randomBytes(3).toString('hex')}`;
   const admin = await mysql.createConnection({ ...server, charset: 'utf8mb4' });
   const table = `\`${database}\`.users`;
   return {
-    config: { ...server, ...(hostList ? { host: hostList } : {}), database },
+    config: { servers: servers ?? [{ host: server.host, port: server.port }], user: server.user, password: server.password, database },
     async resetUsers(count) {
       await admin.query(`TRUNCATE TABLE ${table}`);
       for (let first = 1; first <= count; first += INSERT_BATCH) {

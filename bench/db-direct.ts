@@ -5,7 +5,8 @@
  */
 import type { ResultSetHeader } from 'mysql2';
 import type { DbConfig } from '../src/config/environment.js';
-import { createPool, defaultTuning, endPool } from '../src/db/pool.js';
+import { createPool, endPool } from '../src/db/pool.js';
+import { defaultTuning } from '../src/db/pool-tuning.js';
 import { sql } from '../src/db/statements.js';
 import { plainListSql } from './database.js';
 import { Tally } from './measurement.js';

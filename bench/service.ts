@@ -1,6 +1,7 @@
 import { openSync, closeSync } from 'node:fs';
 import type { StdioOptions } from 'node:child_process';
 import { join } from 'node:path';
+import { serverName } from '../src/config/db-servers.js';
 import type { DbConfig } from '../src/config/environment.js';
 import { projectRoot } from '../src/paths.js';
 import { freeTcpPort } from '../test/helpers/free-ports.js';
@@ -16,8 +17,8 @@ export interface RunningService {
 }
 
 /**
- * Starts the real service (src/main.ts) in its own process on a free port against `db` (whose
- * host may be a DB_HOST list), with `workers` worker processes. Its
+ * Starts the real service (src/main.ts) in its own process on a free port against `db` (one
+ * server or several, listed in DB_HOST), with `workers` worker processes. Its
  * per-request log goes to /dev/null by default, so a slow reader can never be the bottleneck.
  * With `profile`, Node writes a .cpuprofile of the whole run into bench/results/profiles/.
  * `entry` runs another build of the service instead (a baseline's compiled main.js, see baseline.ts).
@@ -34,8 +35,7 @@ export async function startService(
     ...process.env,
     HOST: '127.0.0.1',
     PORT: String(port),
-    DB_HOST: db.host,
-    DB_PORT: String(db.port),
+    DB_HOST: serverName(db),
     DB_USER: db.user,
     DB_PASSWORD: db.password,
     DB_NAME: db.database,

@@ -5,7 +5,8 @@
  * API's JSON, see its comment). Reads {db, statement} from BENCH_JOB and prints {rows, seconds, cpuSeconds, peakRssMb, rssMb}.
  */
 import type { DbConfig } from '../src/config/environment.js';
-import { createPool, defaultTuning, endPool } from '../src/db/pool.js';
+import { createPool, endPool } from '../src/db/pool.js';
+import { defaultTuning } from '../src/db/pool-tuning.js';
 import { sql } from '../src/db/statements.js';
 import { plainListSql } from './database.js';
 import { readProcessMemory } from './proc.js';

@@ -1,8 +1,9 @@
 import type { AddressInfo } from 'node:net';
 import { FailedAttempts } from './auth/failed-attempts.js';
 import { DEFAULT_API_COMPAT, DEFAULT_GUESSING_LIMITS, type ApiCompat, type DbConfig, type GuessingLimits } from './config/environment.js';
-import { createConnectionSource, sourceUsage, type ConnectionSource } from './db/connection-source.js';
-import { defaultTuning, endPool, type PoolTuning } from './db/pool.js';
+import { createConnectionSource, type ConnectionSource } from './db/connection-source.js';
+import { endPool } from './db/pool.js';
+import { defaultTuning, type PoolTuning } from './db/pool-tuning.js';
 import { SchemaSetup } from './startup/schema-setup.js';
 import { registerDocsRoutes } from './docs/routes.js';
 import { registerHealthRoutes } from './health/routes.js';
@@ -24,10 +25,13 @@ export interface AppOptions {
   accessPassword: string;
   logger: Logger;
   poolTuning?: PoolTuning;
-  /** First pause between attempts to create the schema while the database is unreachable; it doubles each time. */
-  schemaRetryMs?: number;
-  /** The longest pause between attempts. Default 30 s. */
-  schemaRetryMaxMs?: number;
+  /** Tests only; the service never sets it. */
+  testing?: {
+    /** First pause between attempts to create the schema while the database is unreachable (1 s); it doubles each time. */
+    schemaRetryMs?: number;
+    /** The longest pause between attempts (30 s). */
+    schemaRetryMaxMs?: number;
+  };
   /** HTTP timeouts and sizes; defaults to serverLimits. */
   serverLimits?: Readonly<ServerLimits>;
   /** Whose answers to give where the implementations differ; the contract's by default. */
@@ -69,14 +73,14 @@ export function createApp(options: AppOptions): App {
   const { db, logger } = options;
   const tuning = options.poolTuning ?? defaultTuning;
   const pool = createConnectionSource(db, tuning, logger);
-  const metrics = options.metrics ? new ServiceMetrics(() => sourceUsage(pool)) : undefined;
+  const metrics = options.metrics ? new ServiceMetrics(() => pool.usage()) : undefined;
   const store = new UserStore(pool, tuning, metrics?.store);
   const readMetrics = async (): Promise<Snapshot> => {
     if (!metrics) return [];
     return options.metrics?.read ? options.metrics.read(metrics) : metrics.registry.snapshot();
   };
   let schemaReady = false;
-  const schemaSetup = new SchemaSetup(db, logger, options.schemaRetryMs, options.schemaRetryMaxMs);
+  const schemaSetup = new SchemaSetup(db, logger, options.testing?.schemaRetryMs, options.testing?.schemaRetryMaxMs);
 
   const router = new Router<Handler>();
   const trustProxy = options.trustProxy ?? false;

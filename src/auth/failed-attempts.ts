@@ -23,7 +23,7 @@ export class FailedAttempts {
 
   constructor(private readonly limits: GuessingLimits) {
     this.windowMs = limits.windowSeconds * 1000;
-    this.maxTracked = limits.maxTracked ?? MAX_TRACKED_ADDRESSES;
+    this.maxTracked = limits.testing?.maxTracked ?? MAX_TRACKED_ADDRESSES;
   }
 
   /** How long (ms) the address must still wait before it may try again; 0 when it may now. */

@@ -2,19 +2,20 @@ import { randomBytes } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 
-export interface DbNode {
+export interface HostPort {
   host: string;
   port: number;
 }
 
-export interface DbConfig extends DbNode {
+/** Where one server is reached: a Unix socket (DB_SOCKET, or the embedded database's), or host and port. */
+export type Endpoint = { socketPath: string } | HostPort;
+
+export interface DbConfig {
+  /** Every server, in DB_HOST order: one, or several used as a cluster (see db-servers.ts). */
+  servers: Endpoint[];
   user: string;
   password: string;
   database: string;
-  /** Set when DB_HOST lists more than one server: all of them, in order (host and port are the first). */
-  nodes?: DbNode[];
-  /** A Unix socket to connect on instead of host and port: DB_SOCKET, or the embedded database's. */
-  socketPath?: string;
 }
 
 /** `DB_HOST=embedded`: a private server the service starts itself, with its data kept here. */
@@ -45,8 +46,11 @@ export interface GuessingLimits {
   /** Wrong passwords from one address within the window that block it. */
   maxFailures: number;
   windowSeconds: number;
-  /** Addresses remembered at once (not a setting: tests make it small to show the bound). */
-  maxTracked?: number;
+  /** Tests only; never read from the environment. */
+  testing?: {
+    /** Addresses remembered at once, made small to show the bound. */
+    maxTracked?: number;
+  };
 }
 
 export interface Config {
@@ -130,7 +134,7 @@ function count(env: Env, name: string, fallback: number, max: number, auto?: () 
  * `host[:port],host[:port],…`; a host without a port gets DB_PORT. An IPv6 address takes a port in
  * brackets (`[::1]:3307`); bare (`::1`) it is a host alone, as DB_HOST has always accepted.
  */
-function parseHostList(raw: string, defaultPort: number): DbNode[] {
+function parseHostList(raw: string, defaultPort: number): HostPort[] {
   return raw.split(',').map((entry) => {
     const bare = entry.trim();
     if (/^[0-9a-fA-F:.]+$/.test(bare) && bare.split(':').length > 2) return { host: bare, port: defaultPort };
@@ -168,12 +172,10 @@ function dbConfig(env: Env, dbHost: string): DbConfig {
     throw new ConfigError('DB_SOCKET names one server on this machine: it cannot be combined with a DB_HOST list of several');
   }
   return {
-    ...(socket === undefined ? {} : { socketPath: socket }),
-    ...nodes[0]!,
+    servers: socket === undefined ? nodes : [{ socketPath: socket }],
     user: text(env, 'DB_USER', 'root'),
     password: env.DB_PASSWORD ?? '',
     database: identifier(env, 'DB_NAME', 'restapi'),
-    ...(nodes.length > 1 ? { nodes } : {}),
   };
 }
 

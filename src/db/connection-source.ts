@@ -1,24 +1,35 @@
-import type { Pool, PoolConnection } from 'mysql2';
+import type { PoolConnection } from 'mysql2';
+import { isCluster } from '../config/db-servers.js';
 import type { DbConfig } from '../config/environment.js';
 import type { Logger } from '../log/logger.js';
-import { ClusterSource } from './cluster/cluster-source.js';
-import { createPool, poolUsage, type PoolTuning, type PoolUsage } from './pool.js';
+import { ClusterPool } from './cluster/cluster-pool.js';
+import { CountingSource } from './counting-source.js';
+import { createPool } from './pool.js';
+import type { PoolTuning } from './pool-tuning.js';
 
-/**
- * Where the store gets its connections: one mysql2 pool for one server, or a cluster of servers
- * (src/db/cluster/). Both hand out pooled connections and end them all on `end`.
- */
-export interface ConnectionSource {
-  getConnection(callback: (error: NodeJS.ErrnoException | null, connection: PoolConnection) => void): void;
+export type ConnectionCallback = (error: NodeJS.ErrnoException | null, connection: PoolConnection) => void;
+
+/** What hands out pooled connections: one server's mysql2 pool, or a cluster of servers (src/db/cluster/). */
+export interface ConnectionPool {
+  getConnection(callback: ConnectionCallback): void;
   end(callback: () => void): void;
 }
 
-/** One pool for one server (as DB_HOST has always meant); a ClusterSource when DB_HOST lists several. */
-export function createConnectionSource(db: DbConfig, tuning: PoolTuning, logger?: Logger): ConnectionSource {
-  return db.nodes && db.nodes.length > 1 ? new ClusterSource(db, db.nodes, tuning, logger) : createPool(db, tuning);
+export interface PoolUsage {
+  /** Connections handed out and not yet given back. */
+  inUse: number;
+  /** Requests waiting for a connection. */
+  waiting: number;
 }
 
-/** Connections in use and requests waiting, over every server's pool (for the metrics). */
-export function sourceUsage(source: ConnectionSource): PoolUsage {
-  return source instanceof ClusterSource ? source.usage() : poolUsage(source as Pool);
+/** Where the store gets its connections, and gives each one back, counted (for the metrics). */
+export interface ConnectionSource extends ConnectionPool {
+  /** Takes back a connection getConnection handed out: for the next request, or closed for good when `broken`. */
+  giveBack(connection: PoolConnection, broken: boolean): void;
+  usage(): PoolUsage;
+}
+
+/** One pool for one server (as DB_HOST has always meant); a ClusterPool when DB_HOST lists several. */
+export function createConnectionSource(db: DbConfig, tuning: PoolTuning, logger?: Logger): ConnectionSource {
+  return new CountingSource(isCluster(db) ? new ClusterPool(db, tuning, logger) : createPool(db, tuning));
 }

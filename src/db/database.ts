@@ -102,7 +102,7 @@ export class Database {
 
     const attempt = (validate: boolean, mayRetry: boolean): void => {
       this.connectionFor(validate, deadline).then((conn) => {
-        if (stopped) return conn.release();
+        if (stopped) return this.pool.giveBack(conn, false);
         current = conn;
         let over = false;
         const finish = (broken: boolean): void => {
@@ -110,8 +110,7 @@ export class Database {
           clearTimeout(watchdog);
           conn.off('error', onLost);
           current = undefined;
-          if (broken) conn.destroy();
-          else conn.release();
+          this.pool.giveBack(conn, broken);
         };
         // A lost connection is reported on the connection, not on a query that has no callback.
         const onLost = (error: Error): void => {
@@ -174,7 +173,7 @@ export class Database {
         stopped = true;
         clearTimeout(watchdog);
         // The query may still be sending rows: the connection cannot be reused, so it goes.
-        current?.destroy();
+        if (current) this.pool.giveBack(current, true);
       },
     };
   }
@@ -198,14 +197,19 @@ export class Database {
       this.giveBackAnswered(connection);
       return result;
     } catch (error) {
-      giveBack(connection, error);
+      this.giveBack(connection, error);
       throw error;
     }
   }
 
   private giveBackAnswered(connection: PoolConnection): void {
     this.lastAnswer.set(connection, performance.now());
-    connection.release();
+    this.pool.giveBack(connection, false);
+  }
+
+  /** Back to the pool, unless the connection broke: then it is destroyed, so it is never handed out again. */
+  private giveBack(connection: PoolConnection, error: unknown): void {
+    this.pool.giveBack(connection, isConnectionLost(error));
   }
 
   /**
@@ -222,15 +226,9 @@ export class Database {
         await ping(connection, deadline);
         return connection;
       } catch (error) {
-        giveBack(connection, error);
+        this.giveBack(connection, error);
         if (!isConnectionLost(error)) throw error;
       }
     }
   }
-}
-
-/** Back to the pool, unless the connection broke: then it is destroyed, so it is never handed out again. */
-function giveBack(connection: PoolConnection, error: unknown): void {
-  if (isConnectionLost(error)) connection.destroy();
-  else connection.release();
 }

@@ -18,7 +18,7 @@ export function acquire(pool: ConnectionSource, deadline: Deadline): Promise<Poo
     }, deadline.remainingMs());
     pool.getConnection((error, connection) => {
       if (settled) {
-        if (!error) connection.release();
+        if (!error) pool.giveBack(connection, false);
         return;
       }
       settled = true;

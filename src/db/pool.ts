@@ -1,65 +1,16 @@
 import mysql, { type Pool, type PoolConnection, type PoolOptions } from 'mysql2';
-import type { DbConfig, DbNode } from '../config/environment.js';
-import { prepareSession, type SessionTuning } from './session.js';
-
-export interface PoolTuning extends SessionTuning {
-  connectionLimit: number;
-  /** Requests waiting for a connection beyond this many are refused instead of queued. */
-  queueLimit: number;
-  connectTimeoutMs: number;
-  /**
-   * Longest one store operation may take, waiting for a connection included (and the longest a
-   * listing may wait for its next row): with the database gone every request still gets its 500
-   * in under 5 s.
-   */
-  operationTimeoutMs?: number;
-  /** Idle connections are closed after this long, well before the server's wait_timeout drops them. */
-  idleTimeoutMs?: number;
-  /**
-   * How many batches of reads by id (and of listings) may run at once; while they run, further
-   * operations of that kind gather into the next batch.
-   */
-  batchesInFlight?: number;
-  /**
-   * The same for creates and for updates. One each: a write waits for its commit anyway, and the
-   * writes gathered meanwhile share the next one (measured with the benchmark's `mixed` scenario).
-   */
-  writeBatchesInFlight?: number;
-  /**
-   * A connection that answered within this many ms is trusted for a write without a ping first.
-   * Servers that kill or time out a connection say so on the socket, and the pool drops it; only a
-   * connection cut silently (no FIN, no RST) within this window can fail a write, with a 500.
-   */
-  trustAnsweredWithinMs?: number;
-  /** Concurrent listings share one read while the whole list stays under this many bytes. */
-  sharedListLimitBytes?: number;
-  /** With several DB_HOST servers: how often each one's health is checked (ms). */
-  healthCheckIntervalMs?: number;
-  /** With several DB_HOST servers: how long a server whose connection failed is left out (ms). */
-  nodeRetryMs?: number;
-}
-
-export const defaultTuning = {
-  connectionLimit: 10,
-  queueLimit: 5000,
-  connectTimeoutMs: 2000,
-  operationTimeoutMs: 4000,
-  idleTimeoutMs: 60_000,
-  batchesInFlight: 2,
-  writeBatchesInFlight: 1,
-  trustAnsweredWithinMs: 1000,
-  sharedListLimitBytes: 1024 * 1024,
-  healthCheckIntervalMs: 1000,
-  nodeRetryMs: 1000,
-} satisfies PoolTuning;
+import { firstServer } from '../config/db-servers.js';
+import type { DbConfig, Endpoint } from '../config/environment.js';
+import { defaultTuning, type PoolTuning } from './pool-tuning.js';
+import { prepareSession } from './session.js';
 
 /**
  * A mysql2 pool that speaks utf8mb4, returns rows as objects keyed by column, and prepares every
  * session (UTC, causal reads on Galera; see session.ts).
  */
 export function createPool(db: DbConfig, tuning: PoolTuning = defaultTuning): Pool {
-  const pool = mysql.createPool(poolOptions(db, endpoint(db), tuning));
-  pool.on('connection', (connection: PoolConnection) => prepareSession(connection, tuning));
+  const pool = mysql.createPool(poolOptions(db, firstServer(db), tuning));
+  pool.on('connection', (connection: PoolConnection) => prepareSession(connection, tuning.testing));
   return pool;
 }
 
@@ -81,7 +32,7 @@ export function poolOptions(db: DbConfig, where: Endpoint, tuning: PoolTuning): 
     maxIdle: Math.max(tuning.connectionLimit - 1, 0),
     queueLimit: tuning.queueLimit,
     connectTimeout: tuning.connectTimeoutMs,
-    idleTimeout: tuning.idleTimeoutMs ?? defaultTuning.idleTimeoutMs,
+    idleTimeout: tuning.idleTimeoutMs,
     enableKeepAlive: true,
     keepAliveInitialDelay: 10_000,
   };
@@ -90,42 +41,4 @@ export function poolOptions(db: DbConfig, where: Endpoint, tuning: PoolTuning): 
 /** Ends every connection of a pool (or of a ConnectionSource, which ends the same way). */
 export function endPool(pool: { end(callback: () => void): void }): Promise<void> {
   return new Promise((resolve) => pool.end(() => resolve()));
-}
-
-export type Endpoint = { socketPath: string } | DbNode;
-
-/** Where mysql2 connects: the socket when there is one (the embedded database), else host and port. */
-export function endpoint(db: DbConfig): Endpoint {
-  return db.socketPath === undefined ? { host: db.host, port: db.port } : { socketPath: db.socketPath };
-}
-
-/** The server as a log line names it; every one of a DB_HOST list. */
-export function serverName(db: DbConfig): string {
-  return db.socketPath ?? (db.nodes ?? [db]).map(nodeName).join(',');
-}
-
-/** `host:port`, as log lines and the cluster name a server. */
-export function nodeName(node: DbNode): string {
-  return `${node.host}:${node.port}`;
-}
-
-export interface PoolUsage {
-  /** Connections handed out and not yet released. */
-  inUse: number;
-  /** Requests waiting for a connection. */
-  waiting: number;
-}
-
-/** mysql2 keeps these counts in fields it does not declare; read here only, for the metrics. */
-interface PoolInternals {
-  _allConnections?: { length: number };
-  _freeConnections?: { length: number };
-  _connectionQueue?: { length: number };
-}
-
-export function poolUsage(pool: Pool): PoolUsage {
-  const internals = pool as unknown as PoolInternals;
-  const all = internals._allConnections?.length ?? 0;
-  const free = internals._freeConnections?.length ?? 0;
-  return { inUse: all - free, waiting: internals._connectionQueue?.length ?? 0 };
 }

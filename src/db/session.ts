@@ -1,11 +1,11 @@
 import type { Connection } from 'mysql2';
 import { sql } from './statements.js';
 
-/** Session settings tests may change. */
-export interface SessionTuning {
-  /** Tests only: the session wait_timeout, so that the server drops idle connections soon. */
+/** Session settings only tests use, to make the server behave as a test needs. */
+export interface SessionTesting {
+  /** The session wait_timeout, so that the server drops idle connections soon. */
   sessionWaitTimeoutSeconds?: number;
-  /** Tests only: the session's auto-increment step and offset, as a Galera cluster sets them. */
+  /** The session's auto-increment step and offset, as a Galera cluster sets them. */
   sessionAutoIncrement?: { increment: number; offset: number };
 }
 
@@ -15,14 +15,14 @@ export interface SessionTuning {
  * reads (see sql.causalReads). A setting the server does not know (MySQL has no wsrep_on) fails
  * alone and leaves the connection usable.
  */
-export function prepareSession(connection: Connection, tuning: SessionTuning): void {
+export function prepareSession(connection: Connection, testing: SessionTesting = {}): void {
   connection.query(sql.useUtc, () => {});
   connection.query(sql.causalReads, () => {});
-  if (tuning.sessionWaitTimeoutSeconds !== undefined) {
-    connection.query(sql.setWaitTimeout, [tuning.sessionWaitTimeoutSeconds], () => {});
+  if (testing.sessionWaitTimeoutSeconds !== undefined) {
+    connection.query(sql.setWaitTimeout, [testing.sessionWaitTimeoutSeconds], () => {});
   }
-  if (tuning.sessionAutoIncrement !== undefined) {
-    const { increment, offset } = tuning.sessionAutoIncrement;
+  if (testing.sessionAutoIncrement !== undefined) {
+    const { increment, offset } = testing.sessionAutoIncrement;
     connection.query(sql.setAutoIncrementStep, [increment, offset], () => {});
   }
 }

@@ -1,15 +1,18 @@
-import mysql from 'mysql2';
-import type { Endpoint } from '../db/pool.js';
+import mysql, { type Connection } from 'mysql2/promise';
+import type { Endpoint } from '../config/environment.js';
 import { sql } from '../db/statements.js';
 
 /** One connection attempt as root without a password; true when the server answered. */
-export function answersAsRoot(address: Endpoint, timeoutMs = 2000): Promise<boolean> {
-  return new Promise((resolve) => {
-    const connection = mysql.createConnection({ ...address, user: 'root', connectTimeout: timeoutMs });
+export async function answersAsRoot(address: Endpoint, timeoutMs = 2000): Promise<boolean> {
+  let connection: Connection | undefined;
+  try {
+    connection = await mysql.createConnection({ ...address, user: 'root', connectTimeout: timeoutMs });
     connection.on('error', () => {});
-    connection.query(sql.serverAnswers, (error) => {
-      connection.destroy();
-      resolve(!error);
-    });
-  });
+    await connection.query(sql.serverAnswers);
+    return true;
+  } catch {
+    return false;
+  } finally {
+    connection?.destroy();
+  }
 }

@@ -1,4 +1,4 @@
-import type { PoolUsage } from '../db/pool.js';
+import type { PoolUsage } from '../db/connection-source.js';
 import type { ResponseObserver } from '../http/server.js';
 import type { OperationOutcome, StoreObserver, StoreOperation } from '../users/storage/store.js';
 import { registerProcessMetrics } from './process.js';

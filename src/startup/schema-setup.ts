@@ -1,6 +1,6 @@
 import type { DbConfig } from '../config/environment.js';
 import type { Logger } from '../log/logger.js';
-import { serverName } from '../db/pool.js';
+import { serverName } from '../config/db-servers.js';
 import { ensureSchema } from './schema.js';
 
 /**

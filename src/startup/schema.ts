@@ -1,9 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import mysql, { type Connection } from 'mysql2';
-import type { DbConfig } from '../config/environment.js';
+import mysql, { type Connection } from 'mysql2/promise';
+import type { DbConfig, Endpoint } from '../config/environment.js';
 import { projectFile } from '../paths.js';
-import { endpoint, type Endpoint } from '../db/pool.js';
 import { sql } from '../db/statements.js';
 
 export type SchemaOutcome = 'created' | 'existing';
@@ -19,18 +18,17 @@ const ER_TABLE_EXISTS = 1050;
  * With several servers, the first that completes it, in DB_HOST order, is used.
  */
 export async function ensureSchema(db: DbConfig, connectTimeoutMs = 5000): Promise<SchemaOutcome> {
-  const servers: Endpoint[] = db.nodes ?? [endpoint(db)];
   for (let i = 0; ; i++) {
     try {
-      return await ensureSchemaOn(db, servers[i]!, connectTimeoutMs);
+      return await ensureSchemaOn(db, db.servers[i]!, connectTimeoutMs);
     } catch (error) {
-      if (i + 1 === servers.length) throw error;
+      if (i + 1 === db.servers.length) throw error;
     }
   }
 }
 
 async function ensureSchemaOn(db: DbConfig, where: Endpoint, connectTimeoutMs: number): Promise<SchemaOutcome> {
-  const connection = mysql.createConnection({
+  const connection = await mysql.createConnection({
     ...where,
     user: db.user,
     password: db.password,
@@ -73,10 +71,7 @@ export function schemaStatements(table: string): string[] {
 /** Each set-up statement gets this long: a database that stops answering fails the attempt, which is retried. */
 const STATEMENT_TIMEOUT_MS = 10_000;
 
-function query(connection: Connection, statement: string, values: unknown[]): Promise<unknown[]> {
-  return new Promise((resolve, reject) => {
-    connection.query({ sql: statement, values, timeout: STATEMENT_TIMEOUT_MS }, (error, rows) =>
-      error ? reject(error) : resolve(rows as unknown[]),
-    );
-  });
+async function query(connection: Connection, statement: string, values: unknown[]): Promise<unknown[]> {
+  const [rows] = await connection.query({ sql: statement, values, timeout: STATEMENT_TIMEOUT_MS });
+  return rows as unknown[];
 }

@@ -1,6 +1,6 @@
 import type { Config, DbConfig } from '../config/environment.js';
 import { findServerBinaries, startPrivateServer } from '../embedded-db/index.js';
-import { serverName } from '../db/pool.js';
+import { serverName, socketOf } from '../config/db-servers.js';
 
 /** The server the service talks to: the configured one, or the embedded one it started itself. */
 export interface ServiceDatabase {
@@ -28,12 +28,12 @@ export async function openServiceDatabase(config: Pick<Config, 'db' | 'embedded'
     return { db: config.db, shown: serverName(config.db), stop: async () => {} };
   }
   const shown = `embedded: ${embedded.dataDirShown}`;
-  if (config.db.socketPath !== undefined) {
+  if (socketOf(config.db) !== undefined) {
     return { db: { ...config.db, user: 'root', password: '' }, shown, stop: async () => {} };
   }
   const server = await startPrivateServer({ dataDir: embedded.dataDir, binaries: findServerBinaries(embedded.bin) });
   return {
-    db: { ...config.db, user: 'root', password: '', socketPath: server.socketPath },
+    db: { ...config.db, servers: [{ socketPath: server.socketPath }], user: 'root', password: '' },
     shown,
     exited: server.exited,
     logFile: server.logFile,

@@ -1,8 +1,9 @@
 import cluster from 'node:cluster';
 import { createApp, type App } from '../app.js';
+import { socketOf } from '../config/db-servers.js';
 import type { Config } from '../config/environment.js';
 import { EmbeddedServerError } from '../embedded-db/index.js';
-import { defaultTuning } from '../db/pool.js';
+import { poolTuning } from '../db/pool-tuning.js';
 import { openServiceDatabase, type ServiceDatabase } from '../startup/service-database.js';
 import type { Logger } from '../log/logger.js';
 import { answerPrimary, askPrimary } from '../metrics/cluster.js';
@@ -50,7 +51,7 @@ export function openDatabaseOrFail(config: Config): Promise<ServiceDatabase> {
  */
 export async function runInstance(config: Config, logger: Logger): Promise<void> {
   const worker = cluster.isWorker;
-  if (worker && config.embedded !== undefined && config.db.socketPath === undefined) {
+  if (worker && config.embedded !== undefined && socketOf(config.db) === undefined) {
     failStart('A worker never starts the embedded database: its primary hands it the socket (DB_SOCKET)');
   }
   let app: App | undefined;
@@ -90,7 +91,7 @@ export async function runInstance(config: Config, logger: Logger): Promise<void>
     db: database.db,
     accessPassword: config.accessPassword,
     logger,
-    poolTuning: { ...defaultTuning, connectionLimit: config.poolSize },
+    poolTuning: poolTuning({ connectionLimit: config.poolSize }),
     apiCompat: config.apiCompat,
     guessing: config.guessing,
     trustProxy: config.trustProxy,

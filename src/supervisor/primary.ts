@@ -1,4 +1,5 @@
 import cluster, { type Worker } from 'node:cluster';
+import { socketOf } from '../config/db-servers.js';
 import type { Config } from '../config/environment.js';
 import { connectionsPerInstance, maxConnections } from '../startup/connection-budget.js';
 import { SchemaSetup } from '../startup/schema-setup.js';
@@ -108,7 +109,7 @@ export async function runPrimary(config: Config, logger: Logger): Promise<void> 
     if (!ready) return;
     schemaReady = true;
     for (const worker of running()) if (worker.isConnected()) worker.send(schemaReadyMessage);
-    const needed = connectionsPerInstance(config.workers, config.poolSize, config.db.nodes?.length ?? 1);
+    const needed = connectionsPerInstance(config.workers, config.poolSize, config.db.servers.length);
     const max = await maxConnections(opened.db);
     if (max !== undefined && needed > max / 2) {
       logger.warn('WORKERS x DB_POOL_SIZE may reach max_connections', { workers: config.workers, poolSize: config.poolSize, needed, maxConnections: max });
@@ -137,6 +138,7 @@ export async function runPrimary(config: Config, logger: Logger): Promise<void> 
 
 /** What a worker needs to use the embedded database its primary started: its socket, as root. */
 function embeddedDatabaseEnv(config: Config, database: ServiceDatabase): Record<string, string> {
-  if (config.embedded === undefined || database.db.socketPath === undefined) return {};
-  return { DB_HOST: 'embedded', DB_SOCKET: database.db.socketPath, DB_USER: 'root', DB_PASSWORD: '' };
+  const socket = socketOf(database.db);
+  if (config.embedded === undefined || socket === undefined) return {};
+  return { DB_HOST: 'embedded', DB_SOCKET: socket, DB_USER: 'root', DB_PASSWORD: '' };
 }

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import { Database } from '../../src/db/database.js';
-import { defaultTuning } from '../../src/db/pool.js';
+import { defaultTuning } from '../../src/db/pool-tuning.js';
 import { request } from '../helpers/http.js';
 import { pollUntil } from '../helpers/poll-until.js';
 import { lockUsersTable, sessionsWaitingForLock } from '../robustness/helpers/db-sessions.js';

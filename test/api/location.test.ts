@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import mysql from 'mysql2/promise';
+import { poolTuning } from '../../src/db/pool-tuning.js';
 import { createTestDatabase, testServer } from '../helpers/database.js';
 import { request } from '../helpers/http.js';
 import { privateMariaDbSkipReason, startPrivateMariaDb, type PrivateMariaDb } from '../helpers/private-mariadb.js';
@@ -24,7 +25,7 @@ function locationRules(server: () => typeof testServer, step: { increment: numbe
     // Two write batches in flight, so multi-row INSERTs also run side by side on separate connections.
     service = await startService(`location_${step.increment}`, {
       db: await createTestDatabase(`location_${step.increment}`, server()),
-      poolTuning: { connectionLimit: 10, queueLimit: 5000, connectTimeoutMs: 2000, writeBatchesInFlight: 2, sessionAutoIncrement: step },
+      poolTuning: poolTuning({ connectionLimit: 10, queueLimit: 5000, connectTimeoutMs: 2000, writeBatchesInFlight: 2, testing: { sessionAutoIncrement: step } }),
     });
   });
   after(async () => {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import mysql from 'mysql2/promise';
-import { createTestDatabase, testServer } from '../helpers/database.js';
+import { createTestDatabase, testDbConfig, testServer } from '../helpers/database.js';
 import { request } from '../helpers/http.js';
 import { dbEnv, runScript } from '../helpers/run-script.js';
 import { startService } from '../helpers/service.js';
@@ -140,7 +140,7 @@ describe('npm run db:init (src/db-init.ts)', () => {
   });
 
   test('an invalid DB_NAME -> non-zero exit with a message naming DB_NAME', async () => {
-    const result = await runScript('src/db-init.ts', { ...dbEnv({ ...testServer, database: 'x' }), DB_NAME: 'no-dashes; allowed' });
+    const result = await runScript('src/db-init.ts', { ...dbEnv(testDbConfig('x')), DB_NAME: 'no-dashes; allowed' });
     assert.notEqual(result.code, 0);
     assert.match(result.stderr, /DB_NAME/);
   });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ServiceProcess } from '../helpers/child-service.js';
-import { createTestDatabase, testServer, type TestDatabase } from '../helpers/database.js';
+import { createTestDatabase, testDbConfig, type TestDatabase } from '../helpers/database.js';
 import { request } from '../helpers/http.js';
 import { pollUntil } from '../helpers/poll-until.js';
 import { RawConnection } from '../helpers/raw-connection.js';
@@ -121,7 +121,7 @@ describe('an invalid configuration stops the start with one line naming the vari
   ];
   for (const { variable, value } of rows) {
     test(`${variable}=${value} -> exit non-zero, one line on stderr naming ${variable}`, async () => {
-      const env = { ...dbEnv({ ...testServer, database: 'usvc_never_used' }), PORT: '0', ACCESS_PASSWORD: PASSWORD, [variable]: value };
+      const env = { ...dbEnv(testDbConfig('usvc_never_used')), PORT: '0', ACCESS_PASSWORD: PASSWORD, [variable]: value };
       const result = await runScript('src/main.ts', env);
       assert.notEqual(result.code, 0);
       const lines = result.stderr.trimEnd().split('\n');

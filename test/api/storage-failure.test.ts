@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createApp } from '../../src/app.js';
 import { createLogger } from '../../src/log/logger.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { createTestDatabase, testServer, throughPort, type TestDatabase } from '../helpers/database.js';
 import { request, type ApiResponse } from '../helpers/http.js';
 import { waitUntil } from '../helpers/poll-until.js';
 import { startService, TEST_PASSWORD, type RunningService } from '../helpers/service.js';
@@ -105,8 +105,8 @@ describe('the database unreachable: /readyz 503, /healthz 200, operations 500; b
   let service: RunningService;
   before(async () => {
     db = await createTestDatabase('unreachable');
-    proxy = await startTcpProxy({ host: db.config.host, port: db.config.port });
-    service = await startService('unreachable', { db: { ...db, config: { ...db.config, host: '127.0.0.1', port: proxy.port } } });
+    proxy = await startTcpProxy(testServer);
+    service = await startService('unreachable', { db: { ...db, config: throughPort(db.config, proxy.port) } });
   });
   after(async () => {
     await service.close();
@@ -147,11 +147,10 @@ describe('/readyz before the schema is in place', () => {
     const proxy = await startTcpProxy({ host: '127.0.0.1', port: 1 }, 'refuse');
     const logs: string[] = [];
     const app = createApp({
-      db: { host: '127.0.0.1', port: proxy.port, user: 'root', password: '', database: 'usvc_never_created' },
+      db: { servers: [{ host: '127.0.0.1', port: proxy.port }], user: 'root', password: '', database: 'usvc_never_created' },
       accessPassword: TEST_PASSWORD,
       logger: createLogger((line) => logs.push(line)),
-      schemaRetryMs: 50,
-      schemaRetryMaxMs: 200,
+      testing: { schemaRetryMs: 50, schemaRetryMaxMs: 200 },
     });
     const address = await app.listen(0, '127.0.0.1');
     const preparing = app.prepareSchema();

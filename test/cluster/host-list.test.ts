@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { defaultTuning } from '../../src/db/pool.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { defaultTuning } from '../../src/db/pool-tuning.js';
+import { createTestDatabase, testServer, type TestDatabase } from '../helpers/database.js';
 import { request } from '../helpers/http.js';
 import { pollUntil } from '../helpers/poll-until.js';
 import { startService, type RunningService } from '../helpers/service.js';
@@ -17,11 +17,11 @@ let second: TcpProxy;
 let service: RunningService;
 before(async () => {
   db = await createTestDatabase('hostlist');
-  first = await startTcpProxy(db.config);
-  second = await startTcpProxy(db.config);
-  const nodes = [first, second].map((proxy) => ({ host: '127.0.0.1', port: proxy.port }));
+  first = await startTcpProxy(testServer);
+  second = await startTcpProxy(testServer);
+  const servers = [first, second].map((proxy) => ({ host: '127.0.0.1', port: proxy.port }));
   service = await startService('hostlist', {
-    db: { ...db, config: { ...db.config, ...nodes[0]!, nodes } },
+    db: { ...db, config: { ...db.config, servers } },
     poolTuning: { ...defaultTuning, healthCheckIntervalMs: 200, nodeRetryMs: 200 },
     metrics: { onApiPort: true },
   });

@@ -53,7 +53,7 @@ describe('startPrivateServer', () => {
 
   test("the primary's max_connections reading reaches a socket-only server (DB_HOST=embedded names no host)", async () => {
     const server = await start(join(root, 'budget'));
-    const db = { host: 'embedded', port: 3306, socketPath: server.socketPath, user: 'root', password: '', database: 'budget' };
+    const db = { servers: [{ socketPath: server.socketPath }], user: 'root', password: '', database: 'budget' };
     assert.equal(await maxConnections(db), Number(await scalar(server, 'SELECT @@max_connections')));
     await server.stop();
   });

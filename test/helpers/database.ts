@@ -10,6 +10,16 @@ export const testServer = {
   password: process.env.TEST_DB_PASSWORD ?? '',
 };
 
+/** `database` on the test server (or another). */
+export function testDbConfig(database: string, server: typeof testServer = testServer): DbConfig {
+  return { servers: [{ host: server.host, port: server.port }], user: server.user, password: server.password, database };
+}
+
+/** The same database reached on another port of 127.0.0.1: a TCP proxy's in front of the server. */
+export function throughPort(config: DbConfig, port: number): DbConfig {
+  return { ...config, servers: [{ host: '127.0.0.1', port }] };
+}
+
 export interface TestDatabase {
   config: DbConfig;
   /** Runs a statement in the test database on a connection of its own. */
@@ -33,7 +43,7 @@ export async function createTestDatabase(label: string, server: typeof testServe
     return rows as T;
   };
   return {
-    config: { ...server, database: name },
+    config: testDbConfig(name, server),
     query,
     users: () => query('SELECT id, name, email FROM users ORDER BY id'),
     async drop() {

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
+import { serverName } from '../../src/config/db-servers.js';
 import type { DbConfig } from '../../src/config/environment.js';
 import { projectRoot } from '../../src/paths.js';
 
@@ -30,9 +31,9 @@ export function childEnv(vars: Record<string, string>): NodeJS.ProcessEnv {
   return { ...env, ...vars };
 }
 
-/** The DB_* variables that point the service at `db`. */
+/** The DB_* variables that point the service at `db`: DB_HOST lists every server with its port. */
 export function dbEnv(db: DbConfig): Record<string, string> {
-  return { DB_HOST: db.host, DB_PORT: String(db.port), DB_USER: db.user, DB_PASSWORD: db.password, DB_NAME: db.database };
+  return { DB_HOST: serverName(db), DB_USER: db.user, DB_PASSWORD: db.password, DB_NAME: db.database };
 }
 
 /** tsx's loader by its full path, so that a child can run in a folder of its own. */

@@ -1,6 +1,6 @@
 import { createApp, type App, type MetricsOptions } from '../../src/app.js';
 import type { ApiCompat, GuessingLimits } from '../../src/config/environment.js';
-import type { PoolTuning } from '../../src/db/pool.js';
+import type { PoolTuning } from '../../src/db/pool-tuning.js';
 import { serverLimits, type ServerLimits } from '../../src/http/server.js';
 import { createLogger } from '../../src/log/logger.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
@@ -42,8 +42,7 @@ export async function startService(label: string, options: ServiceOptions = {}):
     logger: createLogger((line) => logs.push(line)),
     ...(options.poolTuning ? { poolTuning: options.poolTuning } : {}),
     ...(options.serverLimits ? { serverLimits: { ...serverLimits, ...options.serverLimits } } : {}),
-    schemaRetryMs: 200,
-    schemaRetryMaxMs: 1000,
+    testing: { schemaRetryMs: 200, schemaRetryMaxMs: 1000 },
     ...(options.apiCompat ? { apiCompat: options.apiCompat } : {}),
     // Every test file's requests come from 127.0.0.1, and several send dozens of wrong passwords on
     // purpose: with the production limit they would block themselves. Guessing tests set their own.

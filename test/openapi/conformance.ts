@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { PoolConnection } from 'mysql2';
 import type { ConnectionSource } from '../../src/db/connection-source.js';
+import { poolTuning } from '../../src/db/pool-tuning.js';
 import type { ApiCompat } from '../../src/config/environment.js';
 import { registerDocsRoutes } from '../../src/docs/routes.js';
 import type { Handler } from '../../src/http/context.js';
@@ -107,15 +108,15 @@ export function runConformance(mode: ApiCompat): void {
       busy = await startService(`openapi_busy_${mode}`, {
         ...options,
         db: service.db,
-        poolTuning: { connectionLimit: 1, queueLimit: 1, connectTimeoutMs: 5000 },
+        poolTuning: poolTuning({ connectionLimit: 1, queueLimit: 1, connectTimeoutMs: 5000 }),
       });
       held = takeConnection(busy.app.pool);
       queued = takeConnection(busy.app.pool);
       await held;
     });
     after(async () => {
-      (await held).release();
-      (await queued).release();
+      busy.app.pool.giveBack(await held, false);
+      busy.app.pool.giveBack(await queued, false);
       await busy.close();
     });
     runCases('pool-full', () => busy.baseUrl);

@@ -20,7 +20,7 @@ before(async () => {
   proxied = await startService('guessing', { trustProxy: true, guessing: limits });
   direct = await startService('guessing_direct', { db: proxied.db, guessing: limits });
   brief = await startService('guessing_brief', { db: proxied.db, trustProxy: true, guessing: { maxFailures: 10, windowSeconds: 1 } });
-  small = await startService('guessing_small', { db: proxied.db, trustProxy: true, guessing: { ...limits, maxTracked: 50 } });
+  small = await startService('guessing_small', { db: proxied.db, trustProxy: true, guessing: { ...limits, testing: { maxTracked: 50 } } });
 });
 after(async () => {
   await Promise.all([direct?.close(), brief?.close(), small?.close()]);

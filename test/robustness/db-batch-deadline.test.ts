@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { defaultTuning } from '../../src/db/pool.js';
+import { defaultTuning } from '../../src/db/pool-tuning.js';
 import { request } from '../helpers/http.js';
 import { pollUntil } from '../helpers/poll-until.js';
 import { startService } from '../helpers/service.js';

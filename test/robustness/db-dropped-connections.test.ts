@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { defaultTuning, type PoolTuning } from '../../src/db/pool.js';
-import { createTestDatabase } from '../helpers/database.js';
+import { defaultTuning, type PoolTuning } from '../../src/db/pool-tuning.js';
+import { createTestDatabase, testServer, throughPort } from '../helpers/database.js';
 import { pollUntil } from '../helpers/poll-until.js';
 import { startService, TEST_PASSWORD, type RunningService } from '../helpers/service.js';
 import { startTcpProxy } from '../helpers/tcp-proxy.js';
@@ -57,11 +57,11 @@ describe('connections the database server drops', () => {
 
   test('connections that died unnoticed (the service learns it only on use): reads are retried, writes go out only on a connection proven alive; all succeed, each create applied once', async () => {
     const db = await createTestDatabase('severed');
-    const proxy = await startTcpProxy(db.config);
+    const proxy = await startTcpProxy(testServer);
     // Every write pings first here: by default a connection that answered within the last second
     // is trusted, and these are cut silently right after use (a firewall would cut them after idling).
     const service = await startService('severed', {
-      db: { ...db, config: { ...db.config, port: proxy.port } },
+      db: { ...db, config: throughPort(db.config, proxy.port) },
       poolTuning: { ...defaultTuning, trustAnsweredWithinMs: 0 },
     });
     try {
@@ -86,7 +86,7 @@ describe('connections the database server drops', () => {
 
   test('connections the server closes after its wait_timeout: the next reads and writes all succeed', async () => {
     // The service keeps idle connections far longer than the server tolerates them here.
-    const tuning: PoolTuning = { ...defaultTuning, sessionWaitTimeoutSeconds: 1, idleTimeoutMs: 600_000 };
+    const tuning: PoolTuning = { ...defaultTuning, testing: { sessionWaitTimeoutSeconds: 1 }, idleTimeoutMs: 600_000 };
     await withService('waittimeout', tuning, async (service) => {
       for (const round of [1, 2]) {
         await warmPool(service);

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
 import { after, before, describe, test } from 'node:test';
-import { defaultTuning } from '../../src/db/pool.js';
+import { defaultTuning } from '../../src/db/pool-tuning.js';
 import { startService, TEST_PASSWORD, type RunningService } from '../helpers/service.js';
 
 /** The database may stay silent this long; a stalled client must not count as database silence. */

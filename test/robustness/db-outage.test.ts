@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { createTestDatabase, testServer, throughPort, type TestDatabase } from '../helpers/database.js';
 import { pollUntil } from '../helpers/poll-until.js';
 import { startService, type RunningService } from '../helpers/service.js';
 import { startTcpProxy, type ProxyMode, type TcpProxy } from '../helpers/tcp-proxy.js';
@@ -17,9 +17,9 @@ let proxy: TcpProxy;
 let service: RunningService;
 before(async () => {
   db = await createTestDatabase('outage');
-  proxy = await startTcpProxy(db.config);
+  proxy = await startTcpProxy(testServer);
   // The service reaches the database only through the proxy; the test's own connection goes direct.
-  service = await startService('outage', { db: { ...db, config: { ...db.config, port: proxy.port } } });
+  service = await startService('outage', { db: { ...db, config: throughPort(db.config, proxy.port) } });
 });
 after(async () => {
   await service.close();

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { defaultTuning, type PoolTuning } from '../../src/db/pool.js';
+import { defaultTuning, type PoolTuning } from '../../src/db/pool-tuning.js';
 import type { ApiResponse } from '../helpers/http.js';
 import { pollUntil } from '../helpers/poll-until.js';
 import { startService, TEST_PASSWORD, type RunningService } from '../helpers/service.js';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { createApp } from '../../src/app.js';
 import { createLogger } from '../../src/log/logger.js';
-import { createTestDatabase } from '../helpers/database.js';
+import { createTestDatabase, testServer, throughPort } from '../helpers/database.js';
 import { request } from '../helpers/http.js';
 import { pollUntil } from '../helpers/poll-until.js';
 import { TEST_PASSWORD } from '../helpers/service.js';
@@ -18,14 +18,13 @@ describe('the database unreachable when the service starts', () => {
   for (const { mode, how } of unreachable) {
     test(`(${how}) the service starts anyway: /healthz 200, /readyz 503, API calls 500 JSON within the bound; once the database appears everything works without a restart`, async () => {
       const db = await createTestDatabase(`start_${mode}`);
-      const proxy = await startTcpProxy(db.config, mode);
+      const proxy = await startTcpProxy(testServer, mode);
       const logs: string[] = [];
       const app = createApp({
-        db: { ...db.config, port: proxy.port },
+        db: throughPort(db.config, proxy.port),
         accessPassword: TEST_PASSWORD,
         logger: createLogger((line) => logs.push(line)),
-        schemaRetryMs: 200,
-        schemaRetryMaxMs: 1000,
+        testing: { schemaRetryMs: 200, schemaRetryMaxMs: 1000 },
       });
       try {
         const { port } = await app.listen(0, '127.0.0.1');

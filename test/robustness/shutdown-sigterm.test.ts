@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { Agent, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { after, before, describe, test } from 'node:test';
-import { defaultTuning } from '../../src/db/pool.js';
+import { defaultTuning } from '../../src/db/pool-tuning.js';
 import { spawnService, type ChildService } from '../helpers/child-service.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { pollUntil } from '../helpers/poll-until.js';

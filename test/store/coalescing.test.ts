@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
-import type { Pool } from 'mysql2';
-import { createPool, endPool } from '../../src/db/pool.js';
+import { createConnectionSource, type ConnectionSource } from '../../src/db/connection-source.js';
+import { endPool } from '../../src/db/pool.js';
+import { defaultTuning, poolTuning } from '../../src/db/pool-tuning.js';
 import { ensureSchema } from '../../src/startup/schema.js';
 import { StorageError } from '../../src/errors/storage-error.js';
 import { UserStore } from '../../src/users/storage/store.js';
@@ -11,13 +12,13 @@ import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 // exercises the shared statements against the real database.
 describe('coalesced store operations', () => {
   let db: TestDatabase;
-  let pool: Pool;
+  let pool: ConnectionSource;
   let store: UserStore;
 
   before(async () => {
     db = await createTestDatabase('coalescing');
     await ensureSchema(db.config);
-    pool = createPool(db.config);
+    pool = createConnectionSource(db.config, defaultTuning);
     store = new UserStore(pool);
   });
 
@@ -97,13 +98,13 @@ describe('coalesced store operations', () => {
 
 describe('coalesced creates with the auto-increment step of a three-node Galera cluster', () => {
   let db: TestDatabase;
-  let pool: Pool;
+  let pool: ConnectionSource;
   let store: UserStore;
 
   before(async () => {
     db = await createTestDatabase('coalescing_step');
     await ensureSchema(db.config);
-    pool = createPool(db.config, { connectionLimit: 4, queueLimit: 100, connectTimeoutMs: 2000, sessionAutoIncrement: { increment: 3, offset: 2 } });
+    pool = createConnectionSource(db.config, poolTuning({ connectionLimit: 4, queueLimit: 100, connectTimeoutMs: 2000, testing: { sessionAutoIncrement: { increment: 3, offset: 2 } } }));
     store = new UserStore(pool);
   });
 

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import type { Pool } from 'mysql2';
 import { Database } from '../../src/db/database.js';
-import { createPool, endPool } from '../../src/db/pool.js';
+import { createConnectionSource, type ConnectionSource } from '../../src/db/connection-source.js';
+import { endPool } from '../../src/db/pool.js';
+import { defaultTuning } from '../../src/db/pool-tuning.js';
 import { ensureSchema } from '../../src/startup/schema.js';
 import { sql } from '../../src/db/statements.js';
 import { etagHash } from '../../src/users/rules/etag.js';
@@ -10,11 +11,11 @@ import type { UserRow } from '../../src/users/rules/user.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 
 let db: TestDatabase;
-let pool: Pool;
+let pool: ConnectionSource;
 before(async () => {
   db = await createTestDatabase('etag_sql');
   await ensureSchema(db.config);
-  pool = createPool(db.config);
+  pool = createConnectionSource(db.config, defaultTuning);
 });
 after(async () => {
   await endPool(pool);

@@ -9,14 +9,14 @@ describe('loadConfig: defaults', () => {
     const config = loadConfig({});
     assert.equal(config.port, 5000);
     assert.equal(config.host, '0.0.0.0');
-    assert.deepEqual(config.db, { host: 'db', port: 3306, user: 'root', password: '', database: 'restapi' });
+    assert.deepEqual(config.db, { servers: [{ host: 'db', port: 3306 }], user: 'root', password: '', database: 'restapi' });
   });
 
   test('empty strings count as unset', () => {
     const config = loadConfig({ PORT: '', HOST: '', DB_HOST: '', DB_PORT: '', DB_USER: '', DB_NAME: '' });
     assert.equal(config.port, 5000);
     assert.equal(config.host, '0.0.0.0');
-    assert.deepEqual(config.db, { host: 'db', port: 3306, user: 'root', password: '', database: 'restapi' });
+    assert.deepEqual(config.db, { servers: [{ host: 'db', port: 3306 }], user: 'root', password: '', database: 'restapi' });
   });
 
   test('every variable is read', () => {
@@ -32,7 +32,7 @@ describe('loadConfig: defaults', () => {
     });
     assert.equal(config.port, 8080);
     assert.equal(config.host, '127.0.0.1');
-    assert.deepEqual(config.db, { host: 'mysql.internal', port: 3307, user: 'app', password: 's3cret', database: 'users_db' });
+    assert.deepEqual(config.db, { servers: [{ host: 'mysql.internal', port: 3307 }], user: 'app', password: 's3cret', database: 'users_db' });
     assert.equal(config.accessPassword, 'letmein');
     assert.equal(config.accessPasswordGenerated, false);
   });
@@ -122,34 +122,30 @@ describe('loadConfig: WORKERS and DB_POOL_SIZE', () => {
 });
 
 describe('loadConfig: DB_HOST as a host list', () => {
-  test('one host keeps the single-server shape (no node list)', () => {
+  test('one host -> a list of one server', () => {
     assert.deepEqual(loadConfig({ DB_HOST: 'db1', DB_PORT: '3307' }).db, {
-      host: 'db1', port: 3307, user: 'root', password: '', database: 'restapi',
+      servers: [{ host: 'db1', port: 3307 }], user: 'root', password: '', database: 'restapi',
     });
   });
 
   test('one host with its own port', () => {
     const db = loadConfig({ DB_HOST: 'db1:3310' }).db;
-    assert.equal(db.host, 'db1');
-    assert.equal(db.port, 3310);
-    assert.equal(db.nodes, undefined);
+    assert.deepEqual(db.servers, [{ host: 'db1', port: 3310 }]);
   });
 
   test('a bare IPv6 address is one host, as before; in brackets it may take a port', () => {
-    assert.deepEqual(loadConfig({ DB_HOST: '::1' }).db.host, '::1');
-    assert.deepEqual(loadConfig({ DB_HOST: '::1', DB_PORT: '3307' }).db.port, 3307);
-    assert.deepEqual(loadConfig({ DB_HOST: '[fe80::1]:3310' }).db, { host: 'fe80::1', port: 3310, user: 'root', password: '', database: 'restapi' });
+    assert.deepEqual(loadConfig({ DB_HOST: '::1' }).db.servers, [{ host: '::1', port: 3306 }]);
+    assert.deepEqual(loadConfig({ DB_HOST: '::1', DB_PORT: '3307' }).db.servers, [{ host: '::1', port: 3307 }]);
+    assert.deepEqual(loadConfig({ DB_HOST: '[fe80::1]:3310' }).db, { servers: [{ host: 'fe80::1', port: 3310 }], user: 'root', password: '', database: 'restapi' });
   });
 
-  test('several hosts -> every node in order, a missing port is DB_PORT, the first is host/port', () => {
+  test('several hosts -> every server in order, a missing port is DB_PORT', () => {
     const db = loadConfig({ DB_HOST: 'g1:4001, g2 ,[::1]:4003', DB_PORT: '3307' }).db;
-    assert.deepEqual(db.nodes, [
+    assert.deepEqual(db.servers, [
       { host: 'g1', port: 4001 },
       { host: 'g2', port: 3307 },
       { host: '::1', port: 4003 },
     ]);
-    assert.equal(db.host, 'g1');
-    assert.equal(db.port, 4001);
   });
 
   test('WORKERS above 1 with the embedded database is accepted: the primary starts it for its workers', () => {
@@ -160,27 +156,27 @@ describe('loadConfig: DB_HOST as a host list', () => {
 });
 
 describe('loadConfig: DB_SOCKET', () => {
-  test('an absolute path -> connect on that socket; host and port stay as names only', () => {
+  test('an absolute path -> the one server is that socket, instead of DB_HOST', () => {
     const config = loadConfig({ DB_HOST: 'localhost', DB_SOCKET: '/run/mysqld/mysqld.sock' });
-    assert.equal(config.db.socketPath, '/run/mysqld/mysqld.sock');
+    assert.deepEqual(config.db.servers, [{ socketPath: '/run/mysqld/mysqld.sock' }]);
     assert.equal(config.embedded, undefined);
   });
 
   test('unset or empty -> no socket', () => {
-    assert.equal(loadConfig({}).db.socketPath, undefined);
-    assert.equal(loadConfig({ DB_SOCKET: '' }).db.socketPath, undefined);
+    assert.deepEqual(loadConfig({}).db.servers, [{ host: 'db', port: 3306 }]);
+    assert.deepEqual(loadConfig({ DB_SOCKET: '' }).db.servers, [{ host: 'db', port: 3306 }]);
   });
 
   test('under npm start with DB_HOST unset, DB_SOCKET replaces the embedded default: no private server is started', () => {
     const config = loadConfig({ DB_SOCKET: '/run/mysqld/mysqld.sock' }, entryDefaults(['--embedded-by-default']));
     assert.equal(config.embedded, undefined);
-    assert.equal(config.db.socketPath, '/run/mysqld/mysqld.sock');
+    assert.deepEqual(config.db.servers, [{ socketPath: '/run/mysqld/mysqld.sock' }]);
   });
 
   test('with an explicit DB_HOST=embedded it names the socket of the embedded database already running (a worker\'s)', () => {
     const config = loadConfig({ DB_HOST: 'embedded', DB_SOCKET: '/tmp/data/mysql/mysqld.sock' });
     assert.ok(config.embedded);
-    assert.equal(config.db.socketPath, '/tmp/data/mysql/mysqld.sock');
+    assert.deepEqual(config.db.servers, [{ socketPath: '/tmp/data/mysql/mysqld.sock' }]);
   });
 
   for (const value of ['mysqld.sock', './data/mysqld.sock', `/${'s'.repeat(107)}`]) {
@@ -200,7 +196,7 @@ describe('loadConfig: DB_SOCKET', () => {
 describe('loadConfig: the embedded database', () => {
   test('DB_HOST=embedded -> a private server with its data in ./data/mysql under the working directory', () => {
     const config = loadConfig({ DB_HOST: 'embedded' });
-    assert.equal(config.db.host, 'embedded');
+    assert.deepEqual(config.db.servers, [{ host: 'embedded', port: 3306 }]);
     assert.deepEqual(config.embedded, { dataDir: resolve('data/mysql'), dataDirShown: './data/mysql' });
   });
 
@@ -210,14 +206,14 @@ describe('loadConfig: the embedded database', () => {
   });
 
   test('npm start (--embedded-by-default) with DB_HOST unset -> embedded; the compiled entry keeps the spec default db', () => {
-    assert.equal(loadConfig({}, entryDefaults(['node', 'main.ts', '--embedded-by-default'])).db.host, 'embedded');
-    assert.equal(loadConfig({}, entryDefaults(['node', 'dist/src/main.js'])).db.host, 'db');
+    assert.deepEqual(loadConfig({}, entryDefaults(['node', 'main.ts', '--embedded-by-default'])).db.servers, [{ host: 'embedded', port: 3306 }]);
+    assert.deepEqual(loadConfig({}, entryDefaults(['node', 'dist/src/main.js'])).db.servers, [{ host: 'db', port: 3306 }]);
     assert.equal(loadConfig({}, entryDefaults(['node', 'dist/src/main.js'])).embedded, undefined);
   });
 
   test('an explicitly set DB_HOST is used as given, also under npm start', () => {
     const config = loadConfig({ DB_HOST: 'mysql.internal' }, entryDefaults(['--embedded-by-default']));
-    assert.equal(config.db.host, 'mysql.internal');
+    assert.deepEqual(config.db.servers, [{ host: 'mysql.internal', port: 3306 }]);
     assert.equal(config.embedded, undefined);
   });
 });

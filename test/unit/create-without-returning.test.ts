@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { Pool } from 'mysql2';
+import type { ConnectionPool } from '../../src/db/connection-source.js';
+import { CountingSource } from '../../src/db/counting-source.js';
 import { sql } from '../../src/db/statements.js';
 import { UserStore } from '../../src/users/storage/store.js';
 
@@ -34,7 +35,7 @@ function mysqlWithoutReturning() {
   };
   const pool = { getConnection: (done: (error: Error | null, c: unknown) => void) => setImmediate(() => done(null, connection)) };
   // Only what Database calls on a pool and its connections exists: a fake for this pure unit test.
-  return { pool: pool as unknown as Pool, rows, statements };
+  return { pool: new CountingSource(pool as unknown as ConnectionPool), rows, statements };
 }
 
 test('on a server without RETURNING a batch of creates falls back to single inserts, each caller gets its own insert id, and RETURNING is not tried again', async () => {

@@ -3,6 +3,7 @@ import { EventEmitter } from 'node:events';
 import { describe, test } from 'node:test';
 import type { PoolConnection } from 'mysql2';
 import type { ConnectionSource } from '../../src/db/connection-source.js';
+import { CountingSource } from '../../src/db/counting-source.js';
 import { Database } from '../../src/db/database.js';
 import { StorageError } from '../../src/errors/storage-error.js';
 
@@ -45,7 +46,7 @@ function fakeSource(answers: Answer[] | (() => Answer)): { source: ConnectionSou
     destroy() {},
   }) as unknown as PoolConnection;
   return {
-    source: { getConnection: (callback) => callback(null, connection), end: (callback) => callback() },
+    source: new CountingSource({ getConnection: (callback) => callback(null, connection), end: (callback) => callback() }),
     statements: () => statements,
   };
 }

@@ -53,7 +53,7 @@ describe('FailedAttempts: memory stays bounded under a flood of distinct address
   });
 
   test('the address that failed longest ago is forgotten first; a recent failure keeps one remembered', () => {
-    const attempts = new FailedAttempts({ ...limits, maxTracked: 3 });
+    const attempts = new FailedAttempts({ ...limits, testing: { maxTracked: 3 } });
     for (let i = 0; i < 9; i++) attempts.recordFailure('old', 0);
     for (let i = 0; i < 8; i++) attempts.recordFailure('kept', 0);
     attempts.recordFailure('x', 1);

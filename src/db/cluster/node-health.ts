@@ -1,5 +1,5 @@
-import mysql, { type Connection } from 'mysql2';
-import type { DbConfig, DbNode } from '../../config/environment.js';
+import mysql, { type Connection, type RowDataPacket } from 'mysql2/promise';
+import type { DbConfig, Endpoint } from '../../config/environment.js';
 import { sql } from '../statements.js';
 
 export interface ReplicationStatus {
@@ -31,17 +31,17 @@ export function replicationStatus(enabled: VariableRow[], state: VariableRow[]):
  * `timeoutMs` and be usable (isUsable). A failed check drops the connection; the next one reconnects.
  */
 export class NodeHealthCheck {
-  private connection: Connection | undefined;
+  private connection: Promise<Connection> | undefined;
 
   constructor(
     private readonly db: DbConfig,
-    private readonly node: DbNode,
+    private readonly server: Endpoint,
     private readonly timeoutMs: number,
   ) {}
 
   async usable(): Promise<boolean> {
     try {
-      const connection = (this.connection ??= this.connect());
+      const connection = await (this.connection ??= this.connect());
       const enabled = await this.query(connection, sql.replicationEnabled);
       const state = await this.query(connection, sql.replicationState);
       return isUsable(replicationStatus(enabled, state));
@@ -52,14 +52,14 @@ export class NodeHealthCheck {
   }
 
   close(): void {
-    this.connection?.destroy();
+    const connection = this.connection;
     this.connection = undefined;
+    connection?.then((opened) => opened.destroy(), () => {});
   }
 
-  private connect(): Connection {
-    const connection = mysql.createConnection({
-      host: this.node.host,
-      port: this.node.port,
+  private async connect(): Promise<Connection> {
+    const connection = await mysql.createConnection({
+      ...this.server,
       user: this.db.user,
       password: this.db.password,
       connectTimeout: this.timeoutMs,
@@ -69,11 +69,8 @@ export class NodeHealthCheck {
     return connection;
   }
 
-  private query(connection: Connection, statement: string): Promise<VariableRow[]> {
-    return new Promise((resolve, reject) =>
-      connection.query({ sql: statement, timeout: this.timeoutMs }, (error, rows) =>
-        error ? reject(error) : resolve(rows as VariableRow[]),
-      ),
-    );
+  private async query(connection: Connection, statement: string): Promise<VariableRow[]> {
+    const [rows] = await connection.query<Array<VariableRow & RowDataPacket>>({ sql: statement, timeout: this.timeoutMs });
+    return rows;
   }
 }

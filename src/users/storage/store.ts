@@ -4,7 +4,7 @@ import { Database, type RowStream } from '../../db/database.js';
 import { isSyntaxError, wasRefusedByServer } from '../../db/mysql-errors.js';
 import type { Deadline } from '../../db/deadline.js';
 import { StorageError } from '../../errors/storage-error.js';
-import { defaultTuning, type PoolTuning } from '../../db/pool.js';
+import { defaultTuning, type PoolTuning } from '../../db/pool-tuning.js';
 import { sql } from '../../db/statements.js';
 import { ConditionalWrites, type Change, type WriteOutcome } from './conditional-writes.js';
 import type { TagCondition } from '../rules/etag.js';

@@ -12,7 +12,8 @@ export function scenarioDatabase(label: string): string {
 
 /** The service as production runs it, WORKERS=2, with DB_HOST listing the nodes in `order`. */
 export function spawnClusterService(cluster: GaleraCluster, order: number[], database: string): Promise<ChildService> {
-  const db = { host: cluster.hostList(order), port: 3306, user: 'root', password: '', database };
+  const servers = order.map((i) => ({ host: '127.0.0.1', port: cluster.nodes[i]!.ports.sql }));
+  const db = { servers, user: 'root', password: '', database };
   return spawnService(db, { WORKERS: '2', DB_POOL_SIZE: '8' });
 }
 
