@@ -1,23 +1,11 @@
+import type { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { PoolConnection, ResultSetHeader } from 'mysql2';
 import { causeOf, StorageError } from '../errors/storage-error.js';
 import type { ConnectionSource } from './connection-source.js';
 import { acquire, Deadline, DatabaseTimeoutError, execute, isConnectionLost, ping } from './deadline.js';
 import { retryPauseMs, wasRolledBack } from './rolled-back.js';
-
-/** Receives the rows of a streamed query one at a time; `pause`/`resume` carry the consumer's backpressure. */
-export interface RowSink<Row> {
-  row(row: Row): void;
-  end(): void;
-  /** Called at most once, instead of `end`. `rowsSent` tells whether anything was delivered before. */
-  fail(error: StorageError, rowsSent: number): void;
-}
-
-export interface RowStream {
-  pause(): void;
-  resume(): void;
-  abort(): void;
-}
+import { firstRow, rowStream } from './row-stream.js';
 
 /**
  * Statements on the pool, each bounded by one time budget (waiting for a connection included).
@@ -43,145 +31,55 @@ export class Database {
   }
 
   async read<T>(statement: string, values: unknown[], deadline = new Deadline(this.budgetMs)): Promise<T> {
-    try {
-      try {
-        return await this.runAgainIfRolledBack<T>(false, statement, values, deadline);
-      } catch (error) {
-        if (!isConnectionLost(error)) throw error;
-      }
-      return await this.runAgainIfRolledBack<T>(true, statement, values, deadline);
-    } catch (error) {
-      throw new StorageError(error);
-    }
+    return this.retried(deadline, (validate) => this.runOn<T>(validate, statement, values, deadline));
   }
 
   /** A write; a statement with RETURNING resolves to its rows (T) instead of the result header. */
   async write<T = ResultSetHeader>(statement: string, values: unknown[], deadline = new Deadline(this.budgetMs)): Promise<T> {
     try {
-      return await this.runAgainIfRolledBack<T>(true, statement, values, deadline);
+      return await this.runAgainIfRolledBack(deadline, () => this.runOn<T>(true, statement, values, deadline));
     } catch (error) {
       throw new StorageError(error);
     }
   }
 
   /**
-   * Streams a query's rows to the sink on one connection, without buffering the result or decoding
-   * it: each column arrives as the bytes the server sent (text protocol), or null. The
-   * database may fall silent for at most the budget (pauses the sink asked for do not count); a
-   * connection lost before the first row is retried once, like any read, and a statement rolled
-   * back before it (a Galera node not ready) runs again while the budget lasts.
+   * A query's rows streamed on one connection (see rowStream), once the first has arrived or the
+   * result proved empty: a connection lost before then is retried once, like any read, and a
+   * statement rolled back before then (a Galera node not ready) runs again while the budget lasts.
+   * Rejects with a StorageError, also when `signal` aborts first.
    */
-  stream<Row>(statement: string, sink: RowSink<Row>, deadline = new Deadline(this.budgetMs), values: unknown[] = []): RowStream {
-    let current: PoolConnection | undefined;
-    let stopped = false;
-    let paused = false;
-    let rowsSent = 0;
-    let rowsAtLastCheck = 0;
-    let watchdog: NodeJS.Timeout | undefined;
-    let onSilence = (): void => {};
-
-    const fail = (error: unknown): void => {
-      if (stopped) return;
-      stopped = true;
-      clearTimeout(watchdog);
-      sink.fail(new StorageError(error), rowsSent);
-    };
-    // One timer per budget, not per row: silence is a whole budget without a new row.
-    const watch = (): void => {
-      clearTimeout(watchdog);
-      if (paused || stopped || !current) return;
-      rowsAtLastCheck = rowsSent;
-      watchdog = setTimeout(check, rowsSent === 0 ? deadline.remainingMs() : this.budgetMs);
-    };
-    const check = (): void => {
-      if (paused || stopped) return;
-      if (rowsSent === rowsAtLastCheck) onSilence();
-      else watch();
-    };
-
-    const attempt = (validate: boolean, mayRetry: boolean): void => {
-      this.connectionFor(validate, deadline).then((conn) => {
-        if (stopped) return conn.release();
-        current = conn;
-        let over = false;
-        const finish = (broken: boolean): void => {
-          over = true;
-          clearTimeout(watchdog);
-          conn.off('error', onLost);
-          current = undefined;
-          if (broken) conn.destroy();
-          else conn.release();
-        };
-        // A lost connection is reported on the connection, not on a query that has no callback.
-        const onLost = (error: Error): void => {
-          if (over) return;
-          finish(true);
-          if (mayRetry && rowsSent === 0 && !stopped && isConnectionLost(error)) attempt(true, false);
-          else fail(error);
-        };
-        onSilence = () => {
-          if (over) return;
-          finish(true);
-          fail(new DatabaseTimeoutError('The database stopped sending rows'));
-        };
-        conn.on('error', onLost);
-        watch();
-        let againAfterPause: number | undefined;
-        conn
-          .query({ sql: statement, values, typeCast: false })
-          .on('result', (row) => {
-            if (over || stopped) return;
-            rowsSent++;
-            sink.row(row as Row);
-          })
-          // A statement error leaves the connection usable: the 'end' that follows releases it.
-          .on('error', (error: Error) => {
-            if (isConnectionLost(error)) return onLost(error);
-            const pause = retryPauseMs();
-            if (rowsSent === 0 && !stopped && wasRolledBack(error) && deadline.remainingMs() > pause) againAfterPause = pause;
-            else fail(error);
-          })
-          .on('end', () => {
-            if (over) return;
-            finish(false);
-            if (againAfterPause !== undefined) {
-              setTimeout(() => {
-                if (!stopped) attempt(true, mayRetry);
-              }, againAfterPause);
-              return;
-            }
-            if (stopped) return;
-            stopped = true;
-            sink.end();
-          });
-      }, fail);
-    };
-    attempt(false, true);
-
-    return {
-      pause: () => {
-        paused = true;
-        clearTimeout(watchdog);
-        current?.pause();
-      },
-      resume: () => {
-        paused = false;
-        current?.resume();
-        watch();
-      },
-      abort: () => {
-        stopped = true;
-        clearTimeout(watchdog);
-        // The query may still be sending rows: the connection cannot be reused, so it goes.
-        current?.destroy();
-      },
-    };
+  stream(statement: string, values: unknown[] = [], deadline = new Deadline(this.budgetMs), signal?: AbortSignal): Promise<Readable> {
+    return this.retried(deadline, async (validate) => {
+      const connection = await this.connectionFor(validate, deadline);
+      if (signal?.aborted) {
+        connection.release();
+        throw signal.reason;
+      }
+      const rows = rowStream(connection, statement, values, deadline, this.budgetMs);
+      await firstRow(rows, signal);
+      return rows;
+    });
   }
 
-  private async runAgainIfRolledBack<T>(validate: boolean, statement: string, values: unknown[], deadline: Deadline): Promise<T> {
+  /** `run` once more on a validated connection if the first lost its connection; every failure a StorageError. */
+  private async retried<T>(deadline: Deadline, run: (validate: boolean) => Promise<T>): Promise<T> {
+    try {
+      try {
+        return await this.runAgainIfRolledBack(deadline, () => run(false));
+      } catch (error) {
+        if (!isConnectionLost(error)) throw error;
+      }
+      return await this.runAgainIfRolledBack(deadline, () => run(true));
+    } catch (error) {
+      throw new StorageError(error);
+    }
+  }
+
+  private async runAgainIfRolledBack<T>(deadline: Deadline, run: () => Promise<T>): Promise<T> {
     for (;;) {
       try {
-        return await this.runOn<T>(validate, statement, values, deadline);
+        return await run();
       } catch (error) {
         const pause = retryPauseMs();
         if (!wasRolledBack(error) || deadline.remainingMs() <= pause) throw error;

@@ -4,17 +4,13 @@
  * placeholder counts are interpolated. Batch statements are built once per size and reused,
  * so each size is prepared once per connection.
  */
-/** The API's user object up to the value of created_at, name and email unescaped, as CONCAT arguments. */
-const rawUserHead = `'{"id":', id, ',"name":"', name, '","email":"', email, '","created_at":'`;
-/** The whole user object, escaped and formatted by the database. */
-const completeUser =
+/**
+ * The API's user object as GET by id gives it, escaped and formatted by the database (JSON_QUOTE
+ * differs from JSON.stringify only in the case of \u escapes; see users/storage/list-chunks.ts).
+ */
+const userJson =
   `CONCAT('{"id":', id, ',"name":', IFNULL(JSON_QUOTE(name), 'null'), ',"email":', IFNULL(JSON_QUOTE(email), 'null'), ` +
   `',"created_at":', IFNULL(CONCAT('"', REPLACE(LEFT(created_at, 19), ' ', 'T'), '.000Z"'), 'null'), '}')`;
-
-/** One user of the list as users/list-json.ts reads it (see sql.listUsersAsJson). */
-const listRow =
-  `COALESCE(CONCAT(${rawUserHead}, '"', created_at, '"', CHAR_LENGTH(name)), ` +
-  `CONCAT(${rawUserHead}, 'null}', CHAR_LENGTH(name)), ${completeUser})`;
 
 /**
  * users/etag.ts's etagHash in SQL: the MD5 of the stored fields, each string preceded by its length
@@ -27,19 +23,10 @@ const userEtag =
 
 export const sql = {
   listUsers: 'SELECT id, name, email, created_at FROM users ORDER BY id',
-  /**
-   * The same rows as the text users/list-json.ts turns into the list's JSON without decoding it
-   * (its ListRow comment gives the layout): name and email unescaped, followed by name's length in
-   * characters, and created_at as the TIMESTAMP's text. Escaping and formatting in SQL would double
-   * the database's time for a large list. COALESCE evaluates its next form only when the one before
-   * is NULL: the second for a NULL created_at, the third (complete JSON) for a NULL name or email.
-   */
-  listUsersAsJson: `SELECT ${listRow} AS json FROM users ORDER BY id`,
-  /**
-   * A page of the list in the same layout, with each user's id: users after an id, by id; one
-   * range read of the primary key. Values: after, how many.
-   */
-  listUsersPageAsJson: `SELECT id, ${listRow} AS json FROM users WHERE id > ? ORDER BY id LIMIT ?`,
+  /** Every user, by id, each row one user's JSON object. */
+  listUsersAsJson: `SELECT ${userJson} AS json FROM users ORDER BY id`,
+  /** A page of the list: users after an id, by id, with their ids; one range read of the primary key. Values: after, how many. */
+  listUsersPageAsJson: `SELECT id, ${userJson} AS json FROM users WHERE id > ? ORDER BY id LIMIT ?`,
   getUser: 'SELECT id, name, email, created_at FROM users WHERE id = ?',
   createUser: 'INSERT INTO users (name, email) VALUES (?, ?)',
   updateUser: 'UPDATE users SET name = ?, email = ? WHERE id = ?',

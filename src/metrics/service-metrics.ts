@@ -1,6 +1,6 @@
 import type { PoolUsage } from '../db/pool.js';
 import type { ResponseObserver } from '../http/server.js';
-import type { OperationOutcome, StoreObserver, StoreOperation } from '../users/storage/store.js';
+import type { OperationOutcome, StoreObserver, StoreOperation } from '../users/storage/store-observer.js';
 import { registerProcessMetrics } from './process.js';
 import { type CounterCell, type HistogramCell, Registry } from './registry.js';
 

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { EventEmitter } from 'node:events';
+import { Readable } from 'node:stream';
 import { describe, test } from 'node:test';
 import type { PoolConnection } from 'mysql2';
 import type { ConnectionSource } from '../../src/db/connection-source.js';
@@ -28,7 +29,16 @@ function fakeSource(answers: Answer[] | (() => Answer)): { source: ConnectionSou
     query() {
       statements++;
       const answer = next();
-      const emitter = new EventEmitter();
+      const emitter = Object.assign(new EventEmitter(), {
+        /** As mysql2's: the rows as a Readable, ended by 'end', destroyed by 'error'. */
+        stream() {
+          const rows = new Readable({ objectMode: true, read() {} });
+          emitter.on('result', (row) => rows.push(row));
+          emitter.on('end', () => rows.push(null));
+          emitter.on('error', (error: Error) => rows.destroy(error));
+          return rows;
+        },
+      });
       setImmediate(() => {
         if (answer instanceof Error) emitter.emit('error', answer);
         else for (const row of answer as unknown[]) emitter.emit('result', row);
@@ -88,15 +98,14 @@ describe('Database: statements the server rolled back whole run again; others do
 });
 
 describe('Database.stream: a listing rolled back before its first row runs again', () => {
-  const listing = (db: Database) =>
-    new Promise<{ rows: unknown[]; error?: StorageError }>((resolve) => {
-      const rows: unknown[] = [];
-      db.stream('SELECT json FROM users ORDER BY id', {
-        row: (row) => rows.push(row),
-        end: () => resolve({ rows }),
-        fail: (error) => resolve({ rows, error }),
-      });
-    });
+  const listing = async (db: Database): Promise<{ rows: unknown[]; error?: StorageError }> => {
+    try {
+      const rows = await db.stream('SELECT json FROM users ORDER BY id');
+      return { rows: await rows.toArray() };
+    } catch (error) {
+      return { rows: [], error: error as StorageError };
+    }
+  };
 
   test('a node not ready (1047) before the first row: the listing runs again and streams every row', async () => {
     const { source, statements } = fakeSource([notReady(), [{ json: 'a' }, { json: 'b' }]]);

@@ -1,0 +1,52 @@
+import { finished, type Duplex } from 'node:stream';
+import { isQueueFull, type RunBatch } from '../../db/batcher.js';
+import { causeOf } from '../../errors/storage-error.js';
+import type { OperationOutcome, StoreObserver, StoreOperation } from './store-observer.js';
+
+/**
+ * The operation's outcome goes to the observer (a success only when `complete` says it is over);
+ * without an observer the promise is returned as it is.
+ */
+export function counted<T>(
+  observer: StoreObserver | undefined,
+  kind: StoreOperation,
+  pending: Promise<T>,
+  complete: (value: T) => boolean = () => true,
+): Promise<T> {
+  if (!observer) return pending;
+  return pending.then(
+    (value) => {
+      if (complete(value)) observer.operation(kind, 'ok');
+      return value;
+    },
+    (error: unknown) => {
+      observer.operation(kind, outcomeOf(error));
+      throw error;
+    },
+  );
+}
+
+/**
+ * A streamed operation's outcome goes to the observer once everything was written into `stream`,
+ * or it failed; not when it stopped because `abandoned` (the client went away).
+ */
+export function countedStream(observer: StoreObserver | undefined, kind: StoreOperation, stream: Duplex, abandoned: AbortSignal): void {
+  if (!observer) return;
+  finished(stream, { readable: false }, (error) => {
+    if (!abandoned.aborted) observer.operation(kind, error ? outcomeOf(error) : 'ok');
+  });
+}
+
+/** A batch runner that first tells the observer the batch's size. */
+export function sized<I, R>(observer: StoreObserver | undefined, kind: StoreOperation, run: RunBatch<I, R>): RunBatch<I, R> {
+  if (!observer) return run;
+  return (batch) => {
+    observer.batch(kind, batch.length);
+    return run(batch);
+  };
+}
+
+/** A failure as the metrics count it: turned away because too much waits, or anything else. */
+function outcomeOf(error: unknown): OperationOutcome {
+  return isQueueFull(causeOf(error)) ? 'busy' : 'error';
+}
