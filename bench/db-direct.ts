@@ -7,6 +7,7 @@ import type { ResultSetHeader } from 'mysql2';
 import type { DbConfig } from '../src/config/environment.js';
 import { createPool, defaultTuning, endPool } from '../src/db/pool.js';
 import { sql } from '../src/db/statements.js';
+import { listStatements } from '../src/users/storage/list-layout.js';
 import { Tally } from './measurement.js';
 import { PAGE_SIZE, pageAfter, scenarioNamed, userFields, userId } from './workload.js';
 
@@ -45,7 +46,7 @@ async function perform(n: number): Promise<boolean> {
     case 'page': {
       // The service's own page read, rows as bytes: one row beyond the page tells whether a next link is due.
       const after = pageAfter(n);
-      const rows = (await queryRaw(sql.listUsersPageAsJson, [after, PAGE_SIZE + 1])) as unknown[];
+      const rows = (await queryRaw(listStatements.page, [after, PAGE_SIZE + 1])) as unknown[];
       return rows.length === Math.min(PAGE_SIZE + 1, scenario.tableRows - after);
     }
     case 'create': {

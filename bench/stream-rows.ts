@@ -7,6 +7,7 @@
 import type { DbConfig } from '../src/config/environment.js';
 import { createPool, defaultTuning, endPool } from '../src/db/pool.js';
 import { sql } from '../src/db/statements.js';
+import { listStatements } from '../src/users/storage/list-layout.js';
 import { readProcessMemory } from './proc.js';
 
 export type ListStatement = 'listUsers' | 'listUsersAsJson';
@@ -22,7 +23,7 @@ const cpuBefore = process.cpuUsage();
 const rows = await new Promise<number>((resolve, reject) => {
   let count = 0;
   connection
-    .query(sql[statement])
+    .query(statement === 'listUsers' ? sql.listUsers : listStatements.all)
     .on('result', () => count++)
     .on('error', reject)
     .on('end', () => resolve(count));

@@ -1,17 +1,10 @@
 /**
- * Every SQL statement the service sends, in one place. Values always travel as parameters (bound by
+ * Every SQL statement the service sends, in one place, but the list's: those live with the parser
+ * that reads their rows (users/storage/list-layout.ts). Values always travel as parameters (bound by
  * the server; in the streamed reads, which use the text protocol, escaped by mysql2); only identifiers validated at start-up (the database name, a generated table name) and
  * placeholder counts are interpolated. Batch statements are built once per size and reused,
  * so each size is prepared once per connection.
  */
-/**
- * The API's user object as GET by id gives it, escaped and formatted by the database (JSON_QUOTE
- * differs from JSON.stringify only in the case of \u escapes; see users/storage/list-chunks.ts).
- */
-const userJson =
-  `CONCAT('{"id":', id, ',"name":', IFNULL(JSON_QUOTE(name), 'null'), ',"email":', IFNULL(JSON_QUOTE(email), 'null'), ` +
-  `',"created_at":', IFNULL(CONCAT('"', REPLACE(LEFT(created_at, 19), ' ', 'T'), '.000Z"'), 'null'), '}')`;
-
 /**
  * users/etag.ts's etagHash in SQL: the MD5 of the stored fields, each string preceded by its length
  * in bytes (-1 for a NULL, which tables made by other clients may hold), and the time with six
@@ -23,10 +16,6 @@ const userEtag =
 
 export const sql = {
   listUsers: 'SELECT id, name, email, created_at FROM users ORDER BY id',
-  /** Every user, by id, each row one user's JSON object. */
-  listUsersAsJson: `SELECT ${userJson} AS json FROM users ORDER BY id`,
-  /** A page of the list: users after an id, by id, with their ids; one range read of the primary key. Values: after, how many. */
-  listUsersPageAsJson: `SELECT id, ${userJson} AS json FROM users WHERE id > ? ORDER BY id LIMIT ?`,
   getUser: 'SELECT id, name, email, created_at FROM users WHERE id = ?',
   createUser: 'INSERT INTO users (name, email) VALUES (?, ?)',
   updateUser: 'UPDATE users SET name = ?, email = ? WHERE id = ?',

@@ -5,8 +5,8 @@ import type { Database } from '../../db/database.js';
 import type { Deadline } from '../../db/deadline.js';
 import { StorageError } from '../../errors/storage-error.js';
 import { defaultTuning, type PoolTuning } from '../../db/pool.js';
-import { sql } from '../../db/statements.js';
-import { LIST_CHUNK_BYTES, UserListChunks } from './list-chunks.js';
+import { UserListChunks } from './list-chunks.js';
+import { LIST_CHUNK_BYTES, listStatements } from './list-layout.js';
 import { counted, countedStream, sized } from './observed-operations.js';
 import { readUserPage, type UserPage } from './page-read.js';
 import type { StoreObserver } from './store-observer.js';
@@ -102,7 +102,7 @@ export class UserList {
   private read(chunkBytes: number, deadline: Deadline, stop?: AbortSignal): UserListChunks {
     const chunks = new UserListChunks(chunkBytes);
     if (stop) addAbortSignal(stop, chunks);
-    this.db.stream(sql.listUsersAsJson, [], deadline, stop).then(
+    this.db.stream(listStatements.all, [], deadline, stop).then(
       (rows) => pipeline(rows, chunks, () => {}),
       (error: unknown) => chunks.destroy(error as Error),
     );
