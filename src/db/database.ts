@@ -1,11 +1,11 @@
-import type { Readable } from 'node:stream';
+import { addAbortSignal, type Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { PoolConnection, ResultSetHeader } from 'mysql2';
 import { causeOf, StorageError } from '../errors/storage-error.js';
 import type { ConnectionSource } from './connection-source.js';
 import { acquire, Deadline, DatabaseTimeoutError, execute, isConnectionLost, ping } from './deadline.js';
 import { retryPauseMs, wasRolledBack } from './rolled-back.js';
-import { firstRow, rowStream } from './row-stream.js';
+import { encodedRows, type RowEncoder } from './row-stream.js';
 
 /**
  * Statements on the pool, each bounded by one time budget (waiting for a connection included).
@@ -30,7 +30,7 @@ export class Database {
     return new Deadline(this.budgetMs, since);
   }
 
-  async read<T>(statement: string, values: unknown[], deadline = new Deadline(this.budgetMs)): Promise<T> {
+  read<T>(statement: string, values: unknown[], deadline = new Deadline(this.budgetMs)): Promise<T> {
     return this.retried(deadline, (validate) => this.runOn<T>(validate, statement, values, deadline));
   }
 
@@ -44,21 +44,23 @@ export class Database {
   }
 
   /**
-   * A query's rows streamed on one connection (see rowStream), once the first has arrived or the
-   * result proved empty: a connection lost before then is retried once, like any read, and a
-   * statement rolled back before then (a Galera node not ready) runs again while the budget lasts.
-   * Rejects with a StorageError, also when `signal` aborts first.
+   * A query's rows encoded into a stream of chunks on one connection (see encodedRows), once the
+   * first row has arrived or the result proved empty: a connection lost before then is retried
+   * once, like any read, and a statement rolled back before then (a Galera node not ready) runs
+   * again while the budget lasts. Rejects with a StorageError, also when `signal` aborts first;
+   * afterwards `signal` destroys the stream.
    */
-  stream(statement: string, values: unknown[] = [], deadline = new Deadline(this.budgetMs), signal?: AbortSignal): Promise<Readable> {
+  stream<Row>(statement: string, values: unknown[], encoder: RowEncoder<Row>, deadline = new Deadline(this.budgetMs), signal?: AbortSignal): Promise<Readable> {
     return this.retried(deadline, async (validate) => {
       const connection = await this.connectionFor(validate, deadline);
       if (signal?.aborted) {
         connection.release();
         throw signal.reason;
       }
-      const rows = rowStream(connection, statement, values, deadline, this.budgetMs);
-      await firstRow(rows, signal);
-      return rows;
+      const { chunks, started } = encodedRows(connection, statement, values, encoder, deadline, this.budgetMs);
+      if (signal) addAbortSignal(signal, chunks);
+      await started;
+      return chunks;
     });
   }
 

@@ -20,6 +20,11 @@ const listRow =
   `COALESCE(CONCAT(${rawUserHead}, '"', created_at, '"', CHAR_LENGTH(name)), ` +
   `CONCAT(${rawUserHead}, 'null}', CHAR_LENGTH(name)), ${completeUser})`;
 
+/** A row of listStatements.all: one user in the layout ListRow describes (listStatements.page adds the id). */
+export interface ListRow {
+  json: Buffer;
+}
+
 export const listStatements = {
   /** Every user by id, one row (`json`) per user. */
   all: `SELECT ${listRow} AS json FROM users ORDER BY id`,

@@ -1,4 +1,4 @@
-import { finished, type Duplex } from 'node:stream';
+import { finished, type Readable } from 'node:stream';
 import { isQueueFull, type RunBatch } from '../../db/batcher.js';
 import { causeOf } from '../../errors/storage-error.js';
 import type { OperationOutcome, StoreObserver, StoreOperation } from './store-observer.js';
@@ -27,14 +27,29 @@ export function counted<T>(
 }
 
 /**
- * A streamed operation's outcome goes to the observer once everything was written into `stream`,
- * or it failed; not when it stopped because `abandoned` (the client went away).
+ * A streamed operation's outcome goes to the observer: a failure before its first chunk, or how
+ * its rest ended; nothing when it stopped because `abandoned` (the client went away).
  */
-export function countedStream(observer: StoreObserver | undefined, kind: StoreOperation, stream: Duplex, abandoned: AbortSignal): void {
-  if (!observer) return;
-  finished(stream, { readable: false }, (error) => {
+export function countedStream<T extends { rest: Readable }>(
+  observer: StoreObserver | undefined,
+  kind: StoreOperation,
+  opening: Promise<T>,
+  abandoned: AbortSignal,
+): Promise<T> {
+  if (!observer) return opening;
+  const count = (error: unknown): void => {
     if (!abandoned.aborted) observer.operation(kind, error ? outcomeOf(error) : 'ok');
-  });
+  };
+  return opening.then(
+    (opened) => {
+      finished(opened.rest, count);
+      return opened;
+    },
+    (error: unknown) => {
+      count(error);
+      throw error;
+    },
+  );
 }
 
 /** A batch runner that first tells the observer the batch's size. */

@@ -1,7 +1,6 @@
 import type { Database } from '../../db/database.js';
 import { StorageError } from '../../errors/storage-error.js';
-import type { ListRow } from './list-chunks.js';
-import { listStatements, UserArrayBuilder } from './list-layout.js';
+import { listStatements, UserArrayBuilder, type ListRow } from './list-layout.js';
 
 /** A page of the list: the JSON array, the last id on it (0 when empty), and whether users follow it. */
 export interface UserPage {
@@ -19,27 +18,29 @@ const PAGE_CHUNK_BYTES = 1024 * 1024;
  * most of its CPU). One row beyond the page is read to tell whether more users follow.
  */
 export async function readUserPage(db: Database, after: number, limit: number): Promise<UserPage> {
-  const rows = await db.stream(listStatements.page, [after, limit + 1], db.deadlineSince(performance.now()));
   const array = new UserArrayBuilder(PAGE_CHUNK_BYTES);
-  const chunks: Buffer[] = [];
   let shown = 0;
   let lastId: Buffer | undefined;
   let more = false;
-  try {
-    for await (const row of rows as AsyncIterable<ListRow & { id: Buffer }>) {
+  const encoder = {
+    add(row: ListRow & { id: Buffer }): Buffer | undefined {
       if (shown === limit) {
         more = true;
-        continue;
+        return undefined;
       }
       shown++;
       lastId = row.id;
-      const full = array.add(row.json);
-      if (full) chunks.push(full);
-    }
+      return array.add(row.json);
+    },
+    end: () => array.end(),
+  };
+  const chunks = await db.stream(listStatements.page, [after, limit + 1], encoder, db.deadlineSince(performance.now()));
+  let parts: Buffer[];
+  try {
+    parts = (await chunks.toArray()) as Buffer[];
   } catch (error) {
     throw new StorageError(error);
   }
-  chunks.push(array.end());
-  const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
-  return { body, lastId: lastId === undefined ? 0 : Number(lastId.toString()), more };
+  const body = parts.length === 1 ? parts[0]! : Buffer.concat(parts);
+  return { body, lastId: lastId === undefined ? 0 : Number((lastId as Buffer).toString()), more };
 }

@@ -1,12 +1,11 @@
 import { once } from 'node:events';
-import { addAbortSignal, pipeline, type Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import { Batcher, type Pending } from '../../db/batcher.js';
 import type { Database } from '../../db/database.js';
 import type { Deadline } from '../../db/deadline.js';
 import { StorageError } from '../../errors/storage-error.js';
 import { defaultTuning, type PoolTuning } from '../../db/pool.js';
-import { UserListChunks } from './list-chunks.js';
-import { LIST_CHUNK_BYTES, listStatements } from './list-layout.js';
+import { LIST_CHUNK_BYTES, listStatements, UserArrayBuilder, type ListRow } from './list-layout.js';
 import { counted, countedStream, sized } from './observed-operations.js';
 import { readUserPage, type UserPage } from './page-read.js';
 import type { StoreObserver } from './store-observer.js';
@@ -59,9 +58,7 @@ export class UserList {
    * failure before the first chunk rejects with a StorageError; `clientGone` stops the read.
    */
   stream(deadline: Deadline, clientGone: AbortSignal): Promise<StreamedList> {
-    const chunks = this.read(LIST_CHUNK_BYTES, deadline, clientGone);
-    countedStream(this.observer, 'list', chunks, clientGone);
-    return firstChunkOf(chunks);
+    return countedStream(this.observer, 'list', this.read(LIST_CHUNK_BYTES, deadline, clientGone), clientGone);
   }
 
   /** Up to `limit` users with an id above `after`, by id (see readUserPage). */
@@ -92,32 +89,35 @@ export class UserList {
 
   /** The whole list, or undefined as soon as it proves larger than `limitBytes`. */
   private async readUpTo(limitBytes: number, deadline: Deadline): Promise<Buffer | undefined> {
-    const list = await firstChunkOf(this.read(limitBytes, deadline));
+    const list = await this.read(limitBytes, deadline);
     if (list.whole) return list.first;
     list.rest.destroy();
     return undefined;
   }
 
-  /** The list's chunks, the read started; destroying them (or `stop`) ends the read. */
-  private read(chunkBytes: number, deadline: Deadline, stop?: AbortSignal): UserListChunks {
-    const chunks = new UserListChunks(chunkBytes);
-    if (stop) addAbortSignal(stop, chunks);
-    this.db.stream(listStatements.all, [], deadline, stop).then(
-      (rows) => pipeline(rows, chunks, () => {}),
-      (error: unknown) => chunks.destroy(error as Error),
-    );
-    return chunks;
+  /**
+   * The list in chunks of about `chunkBytes`, once the first is there; a failure before it rejects
+   * with a StorageError. Destroying the rest (or `stop`) ends the read.
+   */
+  private async read(chunkBytes: number, deadline: Deadline, stop?: AbortSignal): Promise<StreamedList> {
+    const array = new UserArrayBuilder(chunkBytes);
+    let whole = false;
+    const encoder = {
+      add: (row: ListRow) => array.add(row.json),
+      end: () => {
+        whole = true;
+        return array.end();
+      },
+    };
+    const chunks = await this.db.stream(listStatements.all, [], encoder, deadline, stop);
+    try {
+      if (chunks.errored) throw chunks.errored;
+      await once(chunks, 'readable');
+    } catch (error) {
+      throw error instanceof StorageError ? error : new StorageError(error);
+    }
+    // Everything buffered: the first chunk, or the whole list when it ended with it.
+    const first = chunks.read() as Buffer;
+    return { first, whole, rest: chunks };
   }
-}
-
-/** Waits for the list's first chunk; a failure before it rejects with a StorageError. */
-async function firstChunkOf(chunks: UserListChunks): Promise<StreamedList> {
-  try {
-    await once(chunks, 'readable');
-  } catch (error) {
-    throw error instanceof StorageError ? error : new StorageError(error);
-  }
-  // Everything buffered so far; the rest, if any, follows through `rest`.
-  const first = chunks.read() as Buffer;
-  return { first, whole: chunks.complete, rest: chunks };
 }
