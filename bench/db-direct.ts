@@ -9,6 +9,7 @@ import { createPool, endPool } from '../src/db/pool.js';
 import { defaultTuning } from '../src/db/pool-tuning.js';
 import { sql } from '../src/db/statements.js';
 import { plainListSql } from './database.js';
+import { listStatements } from '../src/users/storage/list-layout.js';
 import { Tally } from './measurement.js';
 import { PAGE_SIZE, pageAfter, scenarioNamed, userFields, userId } from './workload.js';
 
@@ -47,7 +48,7 @@ async function perform(n: number): Promise<boolean> {
     case 'page': {
       // The service's own page read, rows as bytes: one row beyond the page tells whether a next link is due.
       const after = pageAfter(n);
-      const rows = (await queryRaw(sql.listUsersPageAsJson, [after, PAGE_SIZE + 1])) as unknown[];
+      const rows = (await queryRaw(listStatements.page, [after, PAGE_SIZE + 1])) as unknown[];
       return rows.length === Math.min(PAGE_SIZE + 1, scenario.tableRows - after);
     }
     case 'create': {

@@ -7,12 +7,11 @@
 import type { DbConfig } from '../src/config/environment.js';
 import { createPool, endPool } from '../src/db/pool.js';
 import { defaultTuning } from '../src/db/pool-tuning.js';
-import { sql } from '../src/db/statements.js';
 import { plainListSql } from './database.js';
+import { listStatements } from '../src/users/storage/list-layout.js';
 import { readProcessMemory } from './proc.js';
 
 export type ListStatement = 'listUsers' | 'listUsersAsJson';
-const statements: Record<ListStatement, string> = { listUsers: plainListSql, listUsersAsJson: sql.listUsersAsJson };
 
 const { db, statement } = JSON.parse(process.env.BENCH_JOB ?? '') as { db: DbConfig; statement: ListStatement };
 const pool = createPool(db, { ...defaultTuning, connectionLimit: 1 });
@@ -25,7 +24,7 @@ const cpuBefore = process.cpuUsage();
 const rows = await new Promise<number>((resolve, reject) => {
   let count = 0;
   connection
-    .query(statements[statement])
+    .query(statement === 'listUsers' ? plainListSql : listStatements.all)
     .on('result', () => count++)
     .on('error', reject)
     .on('end', () => resolve(count));

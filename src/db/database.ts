@@ -1,31 +1,18 @@
+import { addAbortSignal, type Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { PoolConnection, ResultSetHeader } from 'mysql2';
-import type { StorageError } from '../errors/storage-error.js';
 import type { ConnectionSource } from './connection-source.js';
-import { Deadline, DatabaseTimeoutError } from './deadline.js';
+import { Deadline } from './deadline.js';
 import { isConnectionLost, retryPauseMs, storageError, wasRolledBack } from './mysql-errors.js';
 import { acquire, execute, ping } from './mysql2-adapters.js';
-
-/** Receives the rows of a streamed query one at a time; `pause`/`resume` carry the consumer's backpressure. */
-export interface RowSink<Row> {
-  row(row: Row): void;
-  end(): void;
-  /** Called at most once, instead of `end`. `rowsSent` tells whether anything was delivered before. */
-  fail(error: StorageError, rowsSent: number): void;
-}
-
-export interface RowStream {
-  pause(): void;
-  resume(): void;
-  abort(): void;
-}
+import { encodedRows, type RowEncoder } from './row-stream.js';
 
 /**
  * Statements on the pool, each bounded by one time budget (waiting for a connection included).
  * Reads broken by a lost connection are repeated once; writes never are, since they may have
  * been applied, but run only on a connection that answered recently or answers a ping first.
  * A statement the server rolled back whole (a deadlock, a Galera certification conflict, a node
- * not ready yet; see mysql-errors.ts) runs again after a short random pause, while the budget lasts.
+ * not ready yet; see rolled-back.ts) runs again after a short random pause, while the budget lasts.
  * Every failure is a StorageError.
  */
 export class Database {
@@ -43,145 +30,58 @@ export class Database {
     return new Deadline(this.budgetMs, since);
   }
 
-  async read<T>(statement: string, values: unknown[], deadline = new Deadline(this.budgetMs)): Promise<T> {
-    try {
-      try {
-        return await this.runAgainIfRolledBack<T>(false, statement, values, deadline);
-      } catch (error) {
-        if (!isConnectionLost(error)) throw error;
-      }
-      return await this.runAgainIfRolledBack<T>(true, statement, values, deadline);
-    } catch (error) {
-      throw storageError(error, false);
-    }
+  read<T>(statement: string, values: unknown[], deadline = new Deadline(this.budgetMs)): Promise<T> {
+    return this.retried(deadline, (validate) => this.runOn<T>(validate, statement, values, deadline));
   }
 
   /** A write; a statement with RETURNING resolves to its rows (T) instead of the result header. */
   async write<T = ResultSetHeader>(statement: string, values: unknown[], deadline = new Deadline(this.budgetMs)): Promise<T> {
     try {
-      return await this.runAgainIfRolledBack<T>(true, statement, values, deadline);
+      return await this.runAgainIfRolledBack(deadline, () => this.runOn<T>(true, statement, values, deadline));
     } catch (error) {
       throw storageError(error, true);
     }
   }
 
   /**
-   * Streams a query's rows to the sink on one connection, without buffering the result or decoding
-   * it: each column arrives as the bytes the server sent (text protocol), or null. The
-   * database may fall silent for at most the budget (pauses the sink asked for do not count); a
-   * connection lost before the first row is retried once, like any read, and a statement rolled
-   * back before it (a Galera node not ready) runs again while the budget lasts.
+   * A query's rows encoded into a stream of chunks on one connection (see encodedRows), once the
+   * first row has arrived or the result proved empty: a connection lost before then is retried
+   * once, like any read, and a statement rolled back before then (a Galera node not ready) runs
+   * again while the budget lasts. Rejects with a StorageError, also when `signal` aborts first;
+   * afterwards `signal` destroys the stream.
    */
-  stream<Row>(statement: string, sink: RowSink<Row>, deadline = new Deadline(this.budgetMs), values: unknown[] = []): RowStream {
-    let current: PoolConnection | undefined;
-    let stopped = false;
-    let paused = false;
-    let rowsSent = 0;
-    let rowsAtLastCheck = 0;
-    let watchdog: NodeJS.Timeout | undefined;
-    let onSilence = (): void => {};
-
-    const fail = (error: unknown): void => {
-      if (stopped) return;
-      stopped = true;
-      clearTimeout(watchdog);
-      sink.fail(storageError(error, false), rowsSent);
-    };
-    // One timer per budget, not per row: silence is a whole budget without a new row.
-    const watch = (): void => {
-      clearTimeout(watchdog);
-      if (paused || stopped || !current) return;
-      rowsAtLastCheck = rowsSent;
-      watchdog = setTimeout(check, rowsSent === 0 ? deadline.remainingMs() : this.budgetMs);
-    };
-    const check = (): void => {
-      if (paused || stopped) return;
-      if (rowsSent === rowsAtLastCheck) onSilence();
-      else watch();
-    };
-
-    const attempt = (validate: boolean, mayRetry: boolean): void => {
-      this.connectionFor(validate, deadline).then((conn) => {
-        if (stopped) return this.pool.giveBack(conn, false);
-        current = conn;
-        let over = false;
-        const finish = (broken: boolean): void => {
-          over = true;
-          clearTimeout(watchdog);
-          conn.off('error', onLost);
-          current = undefined;
-          this.pool.giveBack(conn, broken);
-        };
-        // A lost connection is reported on the connection, not on a query that has no callback.
-        const onLost = (error: Error): void => {
-          if (over) return;
-          finish(true);
-          if (mayRetry && rowsSent === 0 && !stopped && isConnectionLost(error)) attempt(true, false);
-          else fail(error);
-        };
-        onSilence = () => {
-          if (over) return;
-          finish(true);
-          fail(new DatabaseTimeoutError('The database stopped sending rows', true));
-        };
-        conn.on('error', onLost);
-        watch();
-        let againAfterPause: number | undefined;
-        conn
-          .query({ sql: statement, values, typeCast: false })
-          .on('result', (row) => {
-            if (over || stopped) return;
-            rowsSent++;
-            sink.row(row as Row);
-          })
-          // A statement error leaves the connection usable: the 'end' that follows releases it.
-          .on('error', (error: Error) => {
-            if (isConnectionLost(error)) return onLost(error);
-            const pause = retryPauseMs();
-            if (rowsSent === 0 && !stopped && wasRolledBack(error) && deadline.remainingMs() > pause) againAfterPause = pause;
-            else fail(error);
-          })
-          .on('end', () => {
-            if (over) return;
-            finish(false);
-            if (againAfterPause !== undefined) {
-              setTimeout(() => {
-                if (!stopped) attempt(true, mayRetry);
-              }, againAfterPause);
-              return;
-            }
-            if (stopped) return;
-            stopped = true;
-            sink.end();
-          });
-      }, fail);
-    };
-    attempt(false, true);
-
-    return {
-      pause: () => {
-        paused = true;
-        clearTimeout(watchdog);
-        current?.pause();
-      },
-      resume: () => {
-        paused = false;
-        current?.resume();
-        watch();
-      },
-      abort: () => {
-        stopped = true;
-        clearTimeout(watchdog);
-        // The query may still be sending rows: the connection cannot be reused, so it goes.
-        if (current) this.pool.giveBack(current, true);
-      },
-    };
+  stream<Row>(statement: string, values: unknown[], encoder: RowEncoder<Row>, deadline = new Deadline(this.budgetMs), signal?: AbortSignal): Promise<Readable> {
+    return this.retried(deadline, async (validate) => {
+      const connection = await this.connectionFor(validate, deadline);
+      if (signal?.aborted) {
+        this.pool.giveBack(connection, false);
+        throw signal.reason;
+      }
+      const { chunks, started } = encodedRows(this.pool, connection, statement, values, encoder, deadline, this.budgetMs);
+      if (signal) addAbortSignal(signal, chunks);
+      await started;
+      return chunks;
+    });
   }
 
-  private async runAgainIfRolledBack<T>(validate: boolean, statement: string, values: unknown[], deadline: Deadline): Promise<T> {
+  /** `run` once more on a validated connection if the first lost its connection; every failure a StorageError. */
+  private async retried<T>(deadline: Deadline, run: (validate: boolean) => Promise<T>): Promise<T> {
+    try {
+      try {
+        return await this.runAgainIfRolledBack(deadline, () => run(false));
+      } catch (error) {
+        if (!isConnectionLost(error)) throw error;
+      }
+      return await this.runAgainIfRolledBack(deadline, () => run(true));
+    } catch (error) {
+      throw storageError(error, false);
+    }
+  }
+
+  private async runAgainIfRolledBack<T>(deadline: Deadline, run: () => Promise<T>): Promise<T> {
     for (;;) {
       try {
-        return await this.runOn<T>(validate, statement, values, deadline);
+        return await run();
       } catch (error) {
         const pause = retryPauseMs();
         if (!wasRolledBack(error) || deadline.remainingMs() <= pause) throw error;

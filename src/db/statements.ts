@@ -1,23 +1,14 @@
 /**
- * Every SQL statement the service sends, in one place. Values always travel as parameters (bound by
- * the server; in the streamed reads, which use the text protocol, escaped by mysql2); only identifiers validated at start-up (the database name, a generated table name) and
- * placeholder counts are interpolated. Batch statements are built once per size and reused,
- * so each size is prepared once per connection.
+ * Every SQL statement the service sends, in one place, but the list's: those live with the parser
+ * that reads their rows (users/storage/list-layout.ts). Values always travel as parameters (bound
+ * by the server; in the streamed reads, which use the text protocol, escaped by mysql2); only
+ * identifiers validated at start-up (the database name, a generated table name) and placeholder
+ * counts are interpolated. Batch statements are built once per size and reused, so each size is
+ * prepared once per connection.
  */
-/** The API's user object up to the value of created_at, name and email unescaped, as CONCAT arguments. */
-const rawUserHead = `'{"id":', id, ',"name":"', name, '","email":"', email, '","created_at":'`;
-/** The whole user object, escaped and formatted by the database. */
-const completeUser =
-  `CONCAT('{"id":', id, ',"name":', IFNULL(JSON_QUOTE(name), 'null'), ',"email":', IFNULL(JSON_QUOTE(email), 'null'), ` +
-  `',"created_at":', IFNULL(CONCAT('"', REPLACE(LEFT(created_at, 19), ' ', 'T'), '.000Z"'), 'null'), '}')`;
-
-/** One user of the list as users/list-json.ts reads it (see sql.listUsersAsJson). */
-const listRow =
-  `COALESCE(CONCAT(${rawUserHead}, '"', created_at, '"', CHAR_LENGTH(name)), ` +
-  `CONCAT(${rawUserHead}, 'null}', CHAR_LENGTH(name)), ${completeUser})`;
 
 /**
- * users/etag.ts's etagHash in SQL: the MD5 of the stored fields, each string preceded by its length
+ * users/rules/etag.ts's etagHash in SQL: the MD5 of the stored fields, each string preceded by its length
  * in bytes (-1 for a NULL, which tables made by other clients may hold), and the time with six
  * decimals whatever the column's precision.
  */
@@ -26,19 +17,6 @@ const userEtag =
   `IFNULL(DATE_FORMAT(created_at, '%Y-%m-%d %H:%i:%s.%f'), '')))`;
 
 export const sql = {
-  /**
-   * The same rows as the text users/list-json.ts turns into the list's JSON without decoding it
-   * (its ListRow comment gives the layout): name and email unescaped, followed by name's length in
-   * characters, and created_at as the TIMESTAMP's text. Escaping and formatting in SQL would double
-   * the database's time for a large list. COALESCE evaluates its next form only when the one before
-   * is NULL: the second for a NULL created_at, the third (complete JSON) for a NULL name or email.
-   */
-  listUsersAsJson: `SELECT ${listRow} AS json FROM users ORDER BY id`,
-  /**
-   * A page of the list in the same layout, with each user's id: users after an id, by id; one
-   * range read of the primary key. Values: after, how many.
-   */
-  listUsersPageAsJson: `SELECT id, ${listRow} AS json FROM users WHERE id > ? ORDER BY id LIMIT ?`,
   getUser: 'SELECT id, name, email, created_at FROM users WHERE id = ?',
   createUser: 'INSERT INTO users (name, email) VALUES (?, ?)',
   updateUser: 'UPDATE users SET name = ?, email = ? WHERE id = ?',

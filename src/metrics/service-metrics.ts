@@ -1,14 +1,22 @@
 import type { PoolUsage } from '../db/connection-source.js';
 import type { ResponseObserver } from '../http/server.js';
-import type { OperationOutcome, StoreObserver, StoreOperation } from '../users/storage/store.js';
 import { registerProcessMetrics } from './process.js';
 import { type CounterCell, type HistogramCell, Registry } from './registry.js';
 
 const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 /** Batches hold 1 to 64 operations (the store's limit). */
 const BATCH_BUCKETS = [1, 2, 4, 8, 16, 32, 64];
-const KINDS: StoreOperation[] = ['read', 'create', 'update', 'delete', 'list'];
-const OUTCOMES: OperationOutcome[] = ['ok', 'error', 'busy'];
+/** The label values of db_operations_total: the store's operations, and how each ended. */
+const KINDS = ['read', 'create', 'update', 'delete', 'list'] as const;
+const OUTCOMES = ['ok', 'error', 'busy'] as const;
+type StoreOperation = (typeof KINDS)[number];
+type OperationOutcome = (typeof OUTCOMES)[number];
+
+/** What the store reports (app.ts hands this to the store, whose StoreObserver it satisfies). */
+export interface StoreMetrics {
+  operation(kind: StoreOperation, outcome: OperationOutcome): void;
+  batch(kind: StoreOperation, size: number): void;
+}
 
 interface RouteCells {
   duration: HistogramCell;
@@ -54,7 +62,7 @@ export class ServiceMetrics {
     cells.duration.observe(seconds);
   };
 
-  readonly store: StoreObserver = {
+  readonly store: StoreMetrics = {
     operation: (kind, outcome) => this.operations[kind][outcome].value++,
     batch: (kind, size) => this.batchSizes[kind]?.observe(size),
   };

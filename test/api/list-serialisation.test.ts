@@ -16,6 +16,10 @@ const awkward = [
   'emoji 😀 CJK 漢字 combining e\u0301',
   'separators \u2028 \u2029 slash / </script>',
   "'; DROP TABLE users; --",
+  // Escaped by the database with capital hex digits (\u001F), by JSON.stringify with small ones.
+  'vertical tab\u000b escape\u001b unit separator\u001f',
+  '","email":"fake',
+  'literal \\u001F and \\\u0001',
 ];
 
 test('the list and GET by id give the same user objects, awkward names and emails included', async () => {

@@ -89,15 +89,16 @@ describe('Database: statements the server rolled back whole run again; others do
 });
 
 describe('Database.stream: a listing rolled back before its first row runs again', () => {
-  const listing = (db: Database) =>
-    new Promise<{ rows: unknown[]; error?: StorageError }>((resolve) => {
-      const rows: unknown[] = [];
-      db.stream('SELECT json FROM users ORDER BY id', {
-        row: (row) => rows.push(row),
-        end: () => resolve({ rows }),
-        fail: (error) => resolve({ rows, error }),
-      });
-    });
+  const listing = async (db: Database): Promise<{ rows: unknown[]; error?: StorageError }> => {
+    const rows: unknown[] = [];
+    const encoder = { add: (row: unknown) => void rows.push(row), end: () => Buffer.alloc(0) };
+    try {
+      await (await db.stream('SELECT json FROM users ORDER BY id', [], encoder)).toArray();
+      return { rows };
+    } catch (error) {
+      return { rows, error: error as StorageError };
+    }
+  };
 
   test('a node not ready (1047) before the first row: the listing runs again and streams every row', async () => {
     const { source, statements } = fakeSource([notReady(), [{ json: 'a' }, { json: 'b' }]]);

@@ -1,7 +1,8 @@
 import type { ServerResponse } from 'node:http';
+import { pipeline } from 'node:stream/promises';
 import type { Deadline } from '../../db/deadline.js';
-import type { StorageError } from '../../errors/storage-error.js';
 import { sendJson, writeJsonHead } from '../../http/respond.js';
+import type { StreamedList } from '../storage/user-list.js';
 import type { UserStore } from '../storage/store.js';
 
 /** The whole table as one JSON array: shared with concurrent listings while it is small, else streamed. */
@@ -16,47 +17,25 @@ export async function sendUserList(res: ServerResponse, store: UserStore): Promi
 }
 
 /**
- * A list that fits in one chunk is sent with a Content-Length; a longer one flows out chunked,
- * pausing the database read whenever the client is slower than MySQL, so memory stays flat however
- * many users there are. A failure before the first byte rejects (the caller answers 500); after it
- * the response can only be cut short.
+ * A list that fits in one chunk is sent with a Content-Length; a longer one flows out chunked at
+ * the client's pace, so memory stays flat however many users there are. A failure before the
+ * first byte rejects (the caller answers 500); after it the response is cut short. A client that
+ * goes away stops the read.
  */
-function streamUserList(res: ServerResponse, store: UserStore, deadline: Deadline, provedLarge: () => void): Promise<void> {
-  return new Promise((resolve, reject) => {
-    let started = false;
-    let finished = false;
-
-    const stream = store.streamList({
-      chunk(bytes) {
-        if (!started) {
-          started = true;
-          provedLarge();
-          writeJsonHead(res, 200);
-        }
-        if (!res.write(bytes)) {
-          stream.pause();
-          res.once('drain', () => stream.resume());
-        }
-      },
-      end(rest) {
-        finished = true;
-        if (started) res.end(rest);
-        else sendJson(res, 200, rest);
-        resolve();
-      },
-      fail(error: StorageError) {
-        finished = true;
-        if (!started) return reject(error);
-        res.destroy(error);
-        resolve();
-      },
-    }, deadline);
-
-    res.once('close', () => {
-      if (finished) return;
-      finished = true;
-      stream.abort();
-      resolve();
-    });
-  });
+async function streamUserList(res: ServerResponse, store: UserStore, deadline: Deadline, provedLarge: () => void): Promise<void> {
+  const clientGone = new AbortController();
+  res.once('close', () => clientGone.abort());
+  let list: StreamedList;
+  try {
+    list = await store.streamList(deadline, clientGone.signal);
+  } catch (error) {
+    if (clientGone.signal.aborted) return;
+    throw error;
+  }
+  if (list.whole) return sendJson(res, 200, list.first);
+  provedLarge();
+  writeJsonHead(res, 200);
+  res.write(list.first);
+  // On failure pipeline destroys the response: the client sees it cut short.
+  await pipeline(list.rest, res).catch(() => {});
 }

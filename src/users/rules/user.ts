@@ -20,7 +20,7 @@ export function timestampJson(mysqlUtc: string | null): string {
 }
 
 // The shape is fixed, so the object is written directly rather than built and stringified.
-// sql.listUsersAsJson writes the same text on the database side.
+// The list (users/storage/list-layout.ts) writes the same text from the rows the database sends.
 export function userJson(row: UserRow): string {
   return `{"id":${row.id},"name":${JSON.stringify(row.name)},"email":${JSON.stringify(row.email)},"created_at":${timestampJson(row.created_at)}}`;
 }

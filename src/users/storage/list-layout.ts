@@ -1,17 +1,48 @@
 import { userJson } from '../rules/user.js';
 
 /**
- * The users list as one JSON array, assembled from the rows of sql.listUsersAsJson as bytes, in
+ * The list's rows as the database sends them, and the parser that depends on their layout: the
+ * statements and the code that reads what they write belong together (see ListRow below).
+ */
+
+/** The API's user object up to the value of created_at, name and email unescaped, as CONCAT arguments. */
+const rawUserHead = `'{"id":', id, ',"name":"', name, '","email":"', email, '","created_at":'`;
+/** The whole user object, escaped and formatted by the database. */
+const completeUser =
+  `CONCAT('{"id":', id, ',"name":', IFNULL(JSON_QUOTE(name), 'null'), ',"email":', IFNULL(JSON_QUOTE(email), 'null'), ` +
+  `',"created_at":', IFNULL(CONCAT('"', REPLACE(LEFT(created_at, 19), ' ', 'T'), '.000Z"'), 'null'), '}')`;
+/**
+ * One user of the list in the layout ListRow describes. COALESCE evaluates its next form only when
+ * the one before is NULL: the second for a NULL created_at, the third (complete JSON) for a NULL
+ * name or email.
+ */
+const listRow =
+  `COALESCE(CONCAT(${rawUserHead}, '"', created_at, '"', CHAR_LENGTH(name)), ` +
+  `CONCAT(${rawUserHead}, 'null}', CHAR_LENGTH(name)), ${completeUser})`;
+
+/** A row of listStatements.all: one user in the layout ListRow describes (listStatements.page adds the id). */
+export interface ListRow {
+  json: Buffer;
+}
+
+export const listStatements = {
+  /** Every user by id, one row (`json`) per user. */
+  all: `SELECT ${listRow} AS json FROM users ORDER BY id`,
+  /** A page: users after an id, by id, with each user's id; one range read of the primary key. Values: after, how many. */
+  page: `SELECT id, ${listRow} AS json FROM users WHERE id > ? ORDER BY id LIMIT ?`,
+} as const;
+
+/**
+ * The users list as one JSON array, assembled from the rows of listStatements as bytes, in
  * chunks of about `chunkBytes` (LIST_CHUNK_BYTES unless told). Quoting every name and email and
  * formatting every time would take the database about as long again as reading the rows, so it
  * sends them raw, and a row is decoded only when a name or email holds bytes JSON must escape.
  * See ListRow.
  */
-export class UserListChunks {
+export class UserArrayBuilder {
   private chunk: Buffer;
   private used = 1;
   private rows = 0;
-  private total = 1;
 
   constructor(private readonly chunkBytes = LIST_CHUNK_BYTES) {
     this.chunk = Buffer.allocUnsafe(Math.min(FIRST_CHUNK_BYTES, chunkBytes));
@@ -20,14 +51,13 @@ export class UserListChunks {
 
   /**
    * Adds one user; returns the chunk it filled, if any, to be sent before the next one. Throws if
-   * the row is not laid out as sql.listUsersAsJson lays it out.
+   * the row is not laid out as listStatements lay it out.
    */
   add(row: Buffer): Buffer | undefined {
     const countAt = countStart(row);
     const time = countAt === row.length ? COMPLETE : timeOf(row, countAt);
     const escaped = time === ESCAPE ? Buffer.from(userJson(userOf(row, countAt))) : undefined;
     const full = this.makeRoom((escaped ?? row).length + ROW_GROWTH);
-    const start = this.used;
     if (this.rows++ > 0) this.chunk[this.used++] = COMMA;
     if (escaped) {
       this.chunk.set(escaped, this.used);
@@ -35,20 +65,13 @@ export class UserListChunks {
     } else {
       this.used = writeRaw(row, countAt, time, this.chunk, this.used);
     }
-    this.total += this.used - start;
     return full;
-  }
-
-  /** Bytes of the array so far, chunks already returned included. */
-  get bytes(): number {
-    return this.total;
   }
 
   /** The rest of the array, its closing bracket included. */
   end(): Buffer {
     this.makeRoom(1);
     this.chunk[this.used++] = CLOSE_BRACKET;
-    this.total += 1;
     return this.chunk.subarray(0, this.used);
   }
 
@@ -75,7 +98,7 @@ export class UserListChunks {
  * Each chunk is one write to the socket: at 256 KiB a million-user listing took the service about
  * a fifth less CPU than at 64 KiB (fewer writes, pauses and resumes), and at 1 MiB no less again.
  */
-const LIST_CHUNK_BYTES = 256 * 1024;
+export const LIST_CHUNK_BYTES = 256 * 1024;
 /** Below Node's pool limit: a small list costs no allocation of its own. */
 const FIRST_CHUNK_BYTES = 2048;
 const OPEN_BRACKET = 0x5b;
@@ -99,7 +122,7 @@ const TIME_END = Buffer.from('.000Z"}');
 const ROW_GROWTH = 1 + TIME_END.length;
 
 /*
- * ListRow: each row of sql.listUsersAsJson is one of
+ * ListRow: each row of listStatements is one of
  *   {"id":ID,"name":"NAME","email":"EMAIL","created_at":"TIME"COUNT
  *   {"id":ID,"name":"NAME","email":"EMAIL","created_at":null}COUNT
  *   a complete user object, with no COUNT (only when name or email is NULL)
@@ -204,7 +227,7 @@ function spansOf(row: Buffer, countAt: number): Spans {
   }
   const emailStart = nameEnd + NAME_TO_EMAIL;
   if (row[nameEnd] !== QUOTE || row[emailStart - 1] !== QUOTE || row[emailEnd] !== QUOTE || emailEnd < emailStart) {
-    throw new Error('A list row does not have the layout sql.listUsersAsJson gives it');
+    throw new Error('A list row does not have the layout listStatements give it');
   }
   return { idEnd, nameStart, nameEnd, emailStart, emailEnd, timeQuote };
 }

@@ -1,0 +1,123 @@
+import { once } from 'node:events';
+import type { Readable } from 'node:stream';
+import { Batcher, type Pending } from '../../db/batcher.js';
+import type { Database } from '../../db/database.js';
+import type { Deadline } from '../../db/deadline.js';
+import { StorageError } from '../../errors/storage-error.js';
+import type { PoolTuning } from '../../db/pool-tuning.js';
+import { LIST_CHUNK_BYTES, listStatements, UserArrayBuilder, type ListRow } from './list-layout.js';
+import { counted, countedStream, sized } from './observed-operations.js';
+import { readUserPage, type UserPage } from './page-read.js';
+import type { StoreObserver } from './store-observer.js';
+
+/**
+ * Either the shared list, or the go-ahead to stream it alone; a streaming caller must call
+ * `release` once its list ends, fails, or has proved too large to share (more than one chunk).
+ */
+export type ListTurn = { body: Buffer } | { release: () => void; deadline: Deadline };
+
+/** A list being streamed: its first chunk, whether that is all of it, and the chunks still to come. */
+export interface StreamedList {
+  first: Buffer;
+  whole: boolean;
+  rest: Readable;
+}
+
+/** The most listings one read serves. */
+const MAX_BATCH = 64;
+
+/**
+ * The users list as one JSON array: the whole of it, read once for concurrent listings while it
+ * is small and streamed to each alone when it is not, or a page of it.
+ */
+export class UserList {
+  private readonly lists: Batcher<void, ListTurn>;
+  private readonly sharedListLimit: number;
+
+  constructor(
+    private readonly db: Database,
+    tuning: PoolTuning,
+    private readonly observer?: StoreObserver,
+  ) {
+    const inFlight = tuning.batchesInFlight;
+    this.lists = new Batcher(sized(observer, 'list', (batch) => this.listBatch(batch)), inFlight, MAX_BATCH, tuning.queueLimit);
+    this.sharedListLimit = tuning.sharedListLimitBytes;
+  }
+
+  /**
+   * A listing's turn: the whole list as one JSON array, read once for every listing that arrived
+   * together, when it is small; or the go-ahead to stream it alone (see ListTurn).
+   */
+  turn(): Promise<ListTurn> {
+    // A shared list is complete here; a streamed one is counted when its read ends.
+    return counted(this.observer, 'list', this.lists.submit(), (given) => 'body' in given);
+  }
+
+  /**
+   * Every user in id order as one JSON array, in chunks: the table is never held in memory. A
+   * failure before the first chunk rejects with a StorageError; `clientGone` stops the read.
+   */
+  stream(deadline: Deadline, clientGone: AbortSignal): Promise<StreamedList> {
+    return countedStream(this.observer, 'list', this.read(LIST_CHUNK_BYTES, deadline, clientGone), clientGone);
+  }
+
+  /** Up to `limit` users with an id above `after`, by id (see readUserPage). */
+  page(after: number, limit: number): Promise<UserPage> {
+    return counted(this.observer, 'list', readUserPage(this.db, after, limit));
+  }
+
+  /**
+   * One read serves the whole batch: it starts after every listing in it arrived, so each sees every
+   * write acknowledged before it asked. Past the limit the read is dropped and each streams alone,
+   * so a large table is never buffered and no slow reader holds back another.
+   */
+  private async listBatch(batch: ReadonlyArray<Pending<void, ListTurn>>): Promise<void> {
+    // On the budget of the oldest listing, counted from when it was asked for.
+    const deadline = this.db.deadlineSince(batch[0]!.since);
+    if (batch.length === 1) {
+      // Alone: it streams, holding this batch's place until its list proves large or ends, so
+      // listings that arrive meanwhile gather into the next batch.
+      await new Promise<void>((release) => batch[0]!.resolve({ release, deadline }));
+      return;
+    }
+    const body = await this.readUpTo(this.sharedListLimit, deadline);
+    for (const pending of batch) {
+      // Too large to share: each streams its own, with the budget it has left.
+      pending.resolve(body === undefined ? { release: () => {}, deadline: this.db.deadlineSince(pending.since) } : { body });
+    }
+  }
+
+  /** The whole list, or undefined as soon as it proves larger than `limitBytes`. */
+  private async readUpTo(limitBytes: number, deadline: Deadline): Promise<Buffer | undefined> {
+    const list = await this.read(limitBytes, deadline);
+    if (list.whole) return list.first;
+    list.rest.destroy();
+    return undefined;
+  }
+
+  /**
+   * The list in chunks of about `chunkBytes`, once the first is there; a failure before it rejects
+   * with a StorageError. Destroying the rest (or `stop`) ends the read.
+   */
+  private async read(chunkBytes: number, deadline: Deadline, stop?: AbortSignal): Promise<StreamedList> {
+    const array = new UserArrayBuilder(chunkBytes);
+    let whole = false;
+    const encoder = {
+      add: (row: ListRow) => array.add(row.json),
+      end: () => {
+        whole = true;
+        return array.end();
+      },
+    };
+    const chunks = await this.db.stream(listStatements.all, [], encoder, deadline, stop);
+    try {
+      if (chunks.errored) throw chunks.errored;
+      await once(chunks, 'readable');
+    } catch (error) {
+      throw error instanceof StorageError ? error : new StorageError(error);
+    }
+    // Everything buffered: the first chunk, or the whole list when it ended with it.
+    const first = chunks.read() as Buffer;
+    return { first, whole, rest: chunks };
+  }
+}
