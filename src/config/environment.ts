@@ -32,7 +32,7 @@ export type LogFormat = 'json' | 'pretty';
 
 const EMBEDDED_HOST = 'embedded';
 
-/** Which implementation's answers the service gives where they differ (spec section 7.2). */
+/** Which implementation's answers the service gives where they differ (the README's compatibility table). */
 export const apiCompatModes = ['contract', 'earlier', 'fastapi'] as const;
 export type ApiCompat = (typeof apiCompatModes)[number];
 
@@ -132,7 +132,7 @@ function count(env: Env, name: string, fallback: number, max: number, auto?: () 
 
 /**
  * `host[:port],host[:port],…`; a host without a port gets DB_PORT. An IPv6 address takes a port in
- * brackets (`[::1]:3307`); bare (`::1`) it is a host alone, as DB_HOST has always accepted.
+ * brackets (`[::1]:3307`); bare (`::1`) it is a host alone.
  */
 function parseHostList(raw: string, defaultPort: number): HostPort[] {
   return raw.split(',').map((entry) => {
@@ -191,13 +191,13 @@ function embedded(env: Env): EmbeddedDbConfig {
 }
 
 export interface ConfigDefaults {
-  /** `db` (the specification's, used by the compiled entry) or `embedded` (`npm start`). */
+  /** `db` (the compiled entry's, as a container deployment names its database host) or `embedded` (`npm start`). */
   dbHost?: string;
 }
 
 /**
  * `npm start` and `npm run db:init` pass `--embedded-by-default`: with DB_HOST unset they use the
- * embedded database, so a first run needs no set-up. The compiled entry keeps the specification's `db`.
+ * embedded database, so a first run needs no set-up. The compiled entry keeps `db`, the database host of a container deployment.
  */
 export function entryDefaults(argv: readonly string[] = process.argv): ConfigDefaults {
   return argv.includes('--embedded-by-default') ? { dbHost: EMBEDDED_HOST } : {};

@@ -29,7 +29,7 @@ export interface ConnectionSource extends ConnectionPool {
   usage(): PoolUsage;
 }
 
-/** One pool for one server (as DB_HOST has always meant); a ClusterPool when DB_HOST lists several. */
+/** One pool for one server; a ClusterPool when DB_HOST lists several. */
 export function createConnectionSource(db: DbConfig, tuning: PoolTuning, logger?: Logger): ConnectionSource {
   return new CountingSource(isCluster(db) ? new ClusterPool(db, tuning, logger) : createPool(db, tuning));
 }
