@@ -1,6 +1,6 @@
-import { writeSync } from 'node:fs';
 import type { LogFormat } from '../config/environment.js';
 import { prettyLine } from './pretty.js';
+import { stdoutLines, type LineWriter } from './stdout-lines.js';
 
 export type LogFields = Record<string, unknown>;
 
@@ -12,30 +12,9 @@ export interface Logger {
   error(msg: string, error: unknown, fields?: LogFields): void;
 }
 
-export type LineWriter = (line: string) => void;
-
-/**
- * Lines logged during one turn of the event loop leave in one write: under load that is one
- * system call for many requests instead of one each. Whatever is pending at exit is written then.
- */
-function bufferedStdout(): LineWriter {
-  let pending = '';
-  const flush = (): void => {
-    const lines = pending;
-    pending = '';
-    process.stdout.write(lines);
-  };
-  process.once('exit', () => {
-    if (pending !== '') writeSync(1, pending);
-  });
-  return (line) => {
-    if (pending === '') setImmediate(flush);
-    pending += line;
-  };
-}
 
 /** JSON lines for machines (the default); `pretty` for a person at a terminal. */
-export function createLogger(write: LineWriter = bufferedStdout(), format: LogFormat = 'json'): Logger {
+export function createLogger(write: LineWriter = stdoutLines(), format: LogFormat = 'json'): Logger {
   let lastMs = 0;
   let lastTime = '';
   // Many lines share a millisecond under load: the timestamp is formatted once per millisecond.
