@@ -12,7 +12,7 @@
  * in bytes (-1 for a NULL, which tables made by other clients may hold), and the time with six
  * decimals whatever the column's precision.
  */
-const userEtag =
+export const userEtagSql =
   `MD5(CONCAT_WS(',', id, IFNULL(LENGTH(name), -1), IFNULL(name, ''), IFNULL(LENGTH(email), -1), IFNULL(email, ''), ` +
   `IFNULL(DATE_FORMAT(created_at, '%Y-%m-%d %H:%i:%s.%f'), '')))`;
 
@@ -22,11 +22,9 @@ export const sql = {
   updateUser: 'UPDATE users SET name = ?, email = ? WHERE id = ?',
   deleteUser: 'DELETE FROM users WHERE id = ?',
   /** Replaces a user only while it still has the ETag hash given last: the check and the write are one statement. */
-  updateUserIfTag: `UPDATE users SET name = ?, email = ? WHERE id = ? AND ${userEtag} = ?`,
+  updateUserIfTag: `UPDATE users SET name = ?, email = ? WHERE id = ? AND ${userEtagSql} = ?`,
   /** Removes a user only while it still has the ETag hash given last. */
-  deleteUserIfTag: `DELETE FROM users WHERE id = ? AND ${userEtag} = ?`,
-  /** Every user's ETag hash as the database computes it (the tests compare it with the service's). */
-  userEtags: `SELECT id, name, email, created_at, ${userEtag} AS etag FROM users ORDER BY id`,
+  deleteUserIfTag: `DELETE FROM users WHERE id = ? AND ${userEtagSql} = ?`,
   /** `count` users by id; ids that match no row are simply absent from the result. */
   getUsers: memoized((count) => `SELECT id, name, email, created_at FROM users WHERE id IN (${marks(count, '?')})`),
   /**

@@ -5,10 +5,13 @@ import { createConnectionSource, type ConnectionSource } from '../../src/db/conn
 import { endPool } from '../../src/db/pool.js';
 import { defaultTuning } from '../../src/db/pool-tuning.js';
 import { ensureSchema } from '../../src/startup/schema.js';
-import { sql } from '../../src/db/statements.js';
+import { userEtagSql } from '../../src/db/statements.js';
 import { etagHash } from '../../src/users/rules/etag.js';
 import type { UserRow } from '../../src/users/rules/user.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+
+/** Every user's ETag hash as the database computes it in the service's conditional writes. */
+const everyUsersEtag = `SELECT id, name, email, created_at, ${userEtagSql} AS etag FROM users ORDER BY id`;
 
 let db: TestDatabase;
 let pool: ConnectionSource;
@@ -38,7 +41,7 @@ test('the database computes every user\'s ETag hash exactly as the service does 
   // Tables made by other clients may allow NULL names and emails, and fractions of a second.
   await db.query('ALTER TABLE users MODIFY name VARCHAR(100) NULL, MODIFY email VARCHAR(100) NULL, MODIFY created_at TIMESTAMP(6) NULL DEFAULT CURRENT_TIMESTAMP(6)');
   await db.query("INSERT INTO users (name, email, created_at) VALUES (NULL, 'nameless@example.com', '2026-01-02 03:04:05.678901'), ('Mailless', NULL, NULL), ('', '', NULL)");
-  const rows = await new Database(pool, 4000, 1000).read<Array<UserRow & { etag: string }>>(sql.userEtags, []);
+  const rows = await new Database(pool, 4000, 1000).read<Array<UserRow & { etag: string }>>(everyUsersEtag, []);
   assert.equal(rows.length, 10 + tricky.length + 4);
   assert.ok(rows.some((row) => row.created_at === null), 'a NULL created_at is covered');
   for (const { etag, ...row } of rows) assert.equal(etag, etagHash(row), JSON.stringify(row));

@@ -3,7 +3,7 @@ import type { UserRow } from './user.js';
 
 /**
  * A user's strong ETag: the MD5 of its stored fields, each string preceded by its length in bytes
- * (-1 for a NULL) so that no two different rows share the text. sql.userEtag computes the same hash
+ * (-1 for a NULL) so that no two different rows share the text. userEtagSql (db/statements.ts) computes the same hash
  * in MySQL, so a write can be made conditional on it within its one statement.
  */
 export function etagOf(row: UserRow): string {
@@ -15,7 +15,7 @@ export function quotedTag(hash: string): string {
   return `"${hash}"`;
 }
 
-/** The hash inside the quotes of etagOf, as sql.userEtag yields it. */
+/** The hash inside the quotes of etagOf, as userEtagSql (db/statements.ts) yields it. */
 export function etagHash(row: UserRow): string {
   const text = `${row.id},${field(row.name)},${field(row.email)},${microseconds(row.created_at)}`;
   // The one-shot hash costs a GET about half a microsecond; createHash().update().digest() about 1.3.
