@@ -27,5 +27,7 @@ function deadlineMs(o: BenchOptions): number {
   const run = o.warmupSec + o.durationSec;
   // Starting two Galera clusters takes up to a minute on a busy machine.
   if (o.mode === 'cluster') return (180 + o.scenarios.length * o.repeat * 2 * (run + 20)) * 1000;
-  return (60 + (run + 15) + o.scenarios.length * (2 * run + 25)) * 1000;
+  // Each scenario's rounds measure the service, the database alone, and the baseline's service if any.
+  const sides = o.baseline === undefined ? 2 : 3;
+  return (60 + o.repeat * (run + 15) + o.scenarios.length * o.repeat * sides * (run + 10)) * 1000;
 }
