@@ -4,7 +4,7 @@ import type { PoolConnection, ResultSetHeader } from 'mysql2';
 import type { ConnectionSource } from './connection-source.js';
 import { Deadline } from './deadline.js';
 import { isConnectionLost, retryPauseMs, storageError, wasRolledBack } from './mysql-errors.js';
-import { acquire, execute, ping } from './mysql2-adapters.js';
+import { acquire, execute, ping, queryUndecoded } from './mysql2-adapters.js';
 import { encodedRows, type RowEncoder } from './row-stream.js';
 
 /**
@@ -12,7 +12,7 @@ import { encodedRows, type RowEncoder } from './row-stream.js';
  * Reads broken by a lost connection are repeated once; writes never are, since they may have
  * been applied, but run only on a connection that answered recently or answers a ping first.
  * A statement the server rolled back whole (a deadlock, a Galera certification conflict, a node
- * not ready yet; see rolled-back.ts) runs again after a short random pause, while the budget lasts.
+ * not ready yet; see mysql-errors.ts) runs again after a short random pause, while the budget lasts.
  * Every failure is a StorageError.
  */
 export class Database {
@@ -32,6 +32,11 @@ export class Database {
 
   read<T>(statement: string, values: unknown[], deadline = new Deadline(this.budgetMs)): Promise<T> {
     return this.retried(deadline, (validate) => this.runOn<T>(validate, statement, values, deadline));
+  }
+
+  /** A read whose columns stay the bytes the server sent (text protocol), for a bounded result the caller encodes itself. */
+  readUndecoded<T>(statement: string, values: unknown[], deadline = new Deadline(this.budgetMs)): Promise<T> {
+    return this.retried(deadline, (validate) => this.runOn<T>(validate, statement, values, deadline, queryUndecoded));
   }
 
   /** A write; a statement with RETURNING resolves to its rows (T) instead of the result header. */
@@ -90,10 +95,10 @@ export class Database {
     }
   }
 
-  private async runOn<T>(validate: boolean, statement: string, values: unknown[], deadline: Deadline): Promise<T> {
+  private async runOn<T>(validate: boolean, statement: string, values: unknown[], deadline: Deadline, run = execute<T>): Promise<T> {
     const connection = await this.connectionFor(validate, deadline);
     try {
-      const result = await execute<T>(connection, statement, values, deadline);
+      const result = await run(connection, statement, values, deadline);
       this.giveBackAnswered(connection);
       return result;
     } catch (error) {

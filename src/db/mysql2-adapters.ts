@@ -62,6 +62,16 @@ export function execute<T>(connection: PoolConnection, statement: string, values
   );
 }
 
+/**
+ * Runs one statement over the text protocol, every column left as the bytes the server sent (or
+ * null), bounded by the deadline: for rows the caller turns into JSON without decoding them.
+ */
+export function queryUndecoded<T>(connection: PoolConnection, statement: string, values: unknown[], deadline: Deadline): Promise<T> {
+  return withinDeadline<T>(connection, deadline, (done) =>
+    connection.query({ sql: statement, values, typeCast: false }, (error, result) => done(error, result as T)),
+  );
+}
+
 /** Proves the connection is alive before a statement is trusted to it; a failure means nothing was sent. */
 export function ping(connection: PoolConnection, deadline: Deadline): Promise<void> {
   return withinDeadline<void>(connection, deadline, (done) => connection.ping((error) => done(error)));

@@ -18,29 +18,19 @@ const PAGE_CHUNK_BYTES = 1024 * 1024;
  * most of its CPU). One row beyond the page is read to tell whether more users follow.
  */
 export async function readUserPage(db: Database, after: number, limit: number): Promise<UserPage> {
+  const rows = await db.readUndecoded<Array<ListRow & { id: Buffer }>>(listStatements.page, [after, limit + 1]);
+  const shown = Math.min(rows.length, limit);
   const array = new UserArrayBuilder(PAGE_CHUNK_BYTES);
-  let shown = 0;
-  let lastId: Buffer | undefined;
-  let more = false;
-  const encoder = {
-    add(row: ListRow & { id: Buffer }): Buffer | undefined {
-      if (shown === limit) {
-        more = true;
-        return undefined;
-      }
-      shown++;
-      lastId = row.id;
-      return array.add(row.json);
-    },
-    end: () => array.end(),
-  };
-  const chunks = await db.stream(listStatements.page, [after, limit + 1], encoder, db.deadlineSince(performance.now()));
-  let parts: Buffer[];
+  const parts: Buffer[] = [];
   try {
-    parts = (await chunks.toArray()) as Buffer[];
+    for (let i = 0; i < shown; i++) {
+      const full = array.add(rows[i]!.json);
+      if (full) parts.push(full);
+    }
   } catch (error) {
     throw new StorageError(error);
   }
+  parts.push(array.end());
   const body = parts.length === 1 ? parts[0]! : Buffer.concat(parts);
-  return { body, lastId: lastId === undefined ? 0 : Number((lastId as Buffer).toString()), more };
+  return { body, lastId: shown === 0 ? 0 : Number(rows[shown - 1]!.id.toString()), more: rows.length > limit };
 }
