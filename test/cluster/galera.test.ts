@@ -16,6 +16,7 @@ const KILL_AT_MS = 3000;
 
 let cluster: GaleraCluster;
 const services: ChildService[] = [];
+const loads: MixedLoad[] = [];
 
 /** A service on this file's cluster, stopped after its test whatever happens. */
 async function service(order: number[], database: string): Promise<ChildService> {
@@ -45,6 +46,8 @@ describe('a 3-node Galera cluster behind the service (WORKERS=2, DB_HOST listing
     console.log(`# Galera cluster of 3 started and Synced in ${Math.round(performance.now() - startedAt)} ms`);
   });
   afterEach(async () => {
+    // A failed test's load is stopped too: left running, it would keep its process (and a core) busy.
+    for (const load of loads.splice(0)) await load.stop();
     for (const child of services.splice(0)) await child.process.stop();
   });
   after(async () => {
@@ -67,6 +70,7 @@ describe('a 3-node Galera cluster behind the service (WORKERS=2, DB_HOST listing
     assert.ok((await connectionsTo(cluster.nodes[0]!, database)) > 0, 'the service uses node 1, the first listed');
 
     const loadStart = performance.now();
+    loads.push(load);
     load.start();
     await sleep(KILL_AT_MS);
     const killedAt = performance.now();
@@ -178,6 +182,7 @@ describe('a 3-node Galera cluster behind the service (WORKERS=2, DB_HOST listing
     const workers = workerPids(child.pid);
     assert.equal(workers.length, 2, 'two workers');
     const load = new MixedLoad(baseUrl, clients);
+    loads.push(load);
     load.start();
     await pollUntil('twenty right answers to the load before the kill', () => (load.outcomes.filter((outcome) => !outcome.wrong).length >= 20 ? true : undefined));
     const killedAt = performance.now();
