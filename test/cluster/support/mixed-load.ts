@@ -5,6 +5,8 @@ export type Op = 'create' | 'update' | 'read';
 
 export interface Outcome {
   op: Op;
+  /** When the request was sent (performance.now()). */
+  sentAt: number;
   /** When the answer came (performance.now()). */
   at: number;
   status: number | 'network';
@@ -68,19 +70,20 @@ export class MixedLoad {
     for (let seq = 1; !this.stopped; seq++) {
       const op: Op = (['create', 'update', 'read'] as const)[seq % 3]!;
       const sentAt = performance.now();
+      let answer: Answer;
       try {
-        if (op === 'create') await this.create(i, seq);
-        else if (op === 'update') await this.update(i, client, seq);
-        else await this.read(i, client);
+        if (op === 'create') answer = await this.create(i, seq);
+        else if (op === 'update') answer = await this.update(i, client, seq);
+        else answer = await this.read(i, client);
       } catch (error) {
-        this.outcomes.push({ op, at: performance.now(), ms: 0, status: 'network', wrong: `no answer: ${String(error)}` });
+        answer = { status: 'network', wrong: `no answer: ${String(error)}` };
       }
-      const last = this.outcomes[this.outcomes.length - 1];
-      if (last) last.ms = last.at - sentAt;
+      const at = performance.now();
+      this.outcomes.push({ op, sentAt, at, ms: at - sentAt, ...answer });
     }
   }
 
-  private async create(i: number, seq: number): Promise<void> {
+  private async create(i: number, seq: number): Promise<Answer> {
     const email = `load-${i}-${seq}@example.com`;
     this.unacknowledgedCreates.add(email);
     const res = await request(this.baseUrl, 'POST', '/api/users', { json: { name: `load ${i} ${seq}`, email } });
@@ -88,27 +91,30 @@ export class MixedLoad {
       this.unacknowledgedCreates.delete(email);
       this.acknowledgedCreates.add(email);
     }
-    this.record('create', res, res.status === 201);
+    return judged(res, res.status === 201);
   }
 
-  private async update(i: number, client: LoadClient, seq: number): Promise<void> {
+  private async update(i: number, client: LoadClient, seq: number): Promise<Answer> {
     this.lastSent[i] = seq;
     const res = await request(this.baseUrl, 'PUT', `/api/users/${client.id}`, { json: { name: MixedLoad.updatedName(i, seq), email: client.email } });
     if (res.status === 200) this.lastAcknowledged[i] = seq;
-    this.record('update', res, res.status === 200);
+    return judged(res, res.status === 200);
   }
 
-  private async read(i: number, client: LoadClient): Promise<void> {
+  private async read(i: number, client: LoadClient): Promise<Answer> {
     const floor = this.lastAcknowledged[i]!;
     const res = await request(this.baseUrl, 'GET', `/api/users/${client.id}`);
-    if (res.status !== 200) return this.record('read', res, false);
+    if (res.status !== 200) return judged(res, false);
     const seen = MixedLoad.sequenceOf((res.json as { name: string }).name);
     const fresh = seen >= floor && seen <= this.lastSent[i]!;
-    this.outcomes.push({ op: 'read', at: performance.now(), ms: 0, status: 200, ...(fresh ? {} : { wrong: `read v${seen}, acknowledged v${floor}` }) });
+    return { status: 200, ...(fresh ? {} : { wrong: `read v${seen}, acknowledged v${floor}` }) };
   }
+}
 
-  private record(op: Op, res: ApiResponse, success: boolean): void {
-    const wrong = success || isAllowedError(res) ? undefined : `${res.status} ${res.text}`;
-    this.outcomes.push({ op, at: performance.now(), ms: 0, status: res.status, ...(wrong ? { wrong } : {}) });
-  }
+/** What an answer was, and whether it broke the contract. */
+type Answer = Pick<Outcome, 'status' | 'wrong'>;
+
+function judged(res: ApiResponse, success: boolean): Answer {
+  const wrong = success || isAllowedError(res) ? undefined : `${res.status} ${res.text}`;
+  return { status: res.status, ...(wrong ? { wrong } : {}) };
 }
