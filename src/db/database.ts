@@ -1,11 +1,11 @@
-import { addAbortSignal, type Readable } from 'node:stream';
+import { addAbortSignal } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { PoolConnection, ResultSetHeader } from 'mysql2';
 import type { ConnectionSource } from './connection-source.js';
 import { Deadline } from './deadline.js';
 import { isConnectionLost, retryPauseMs, storageError, wasRolledBack } from './mysql-errors.js';
 import { acquire, execute, ping, queryUndecoded } from './mysql2-adapters.js';
-import { encodedRows, type RowEncoder } from './row-stream.js';
+import { encodedRows, type EncodedRows, type OpenedRows, type RowEncoder } from './row-stream.js';
 
 /**
  * Statements on the pool, each bounded by one time budget (waiting for a connection included).
@@ -49,24 +49,35 @@ export class Database {
   }
 
   /**
-   * A query's rows encoded into a stream of chunks on one connection (see encodedRows), once the
-   * first row has arrived or the result proved empty: a connection lost before then is retried
-   * once, like any read, and a statement rolled back before then (a Galera node not ready) runs
-   * again while the budget lasts. Rejects with a StorageError, also when `signal` aborts first;
-   * afterwards `signal` destroys the stream.
+   * A query's rows encoded into chunks on one connection (see encodedRows), once the first chunk is
+   * full or the result ended: a connection lost before the first row is retried once, like any
+   * read, and a statement rolled back before it (a Galera node not ready) runs again while the
+   * budget lasts. Rejects with a StorageError, also when `signal` aborts first; afterwards
+   * `signal` destroys the chunks still to come.
    */
-  stream<Row>(statement: string, values: unknown[], encoder: RowEncoder<Row>, deadline = new Deadline(this.budgetMs), signal?: AbortSignal): Promise<Readable> {
-    return this.retried(deadline, async (validate) => {
-      const connection = await this.connectionFor(validate, deadline);
-      if (signal?.aborted) {
-        this.pool.giveBack(connection, false);
-        throw signal.reason;
-      }
-      const { chunks, started } = encodedRows(this.pool, connection, statement, values, encoder, deadline, this.budgetMs);
-      if (signal) addAbortSignal(signal, chunks);
-      await started;
-      return chunks;
-    });
+  async stream<Row>(statement: string, values: unknown[], encoder: RowEncoder<Row>, deadline = new Deadline(this.budgetMs), signal?: AbortSignal): Promise<OpenedRows> {
+    let rows: EncodedRows | undefined;
+    const stop = (): void => rows?.abort(signal!.reason as Error);
+    signal?.addEventListener('abort', stop, { once: true });
+    try {
+      rows = await this.retried(deadline, async (validate) => {
+        const connection = await this.connectionFor(validate, deadline);
+        if (signal?.aborted) {
+          this.pool.giveBack(connection, false);
+          throw signal.reason;
+        }
+        rows = encodedRows(this.pool, connection, statement, values, encoder, deadline, this.budgetMs);
+        await rows.started;
+        return rows;
+      });
+      const opened = await rows.opened.catch((error: unknown) => {
+        throw storageError(error, false);
+      });
+      if (signal && opened.rest) addAbortSignal(signal, opened.rest);
+      return opened;
+    } finally {
+      signal?.removeEventListener('abort', stop);
+    }
   }
 
   /** `run` once more on a validated connection if the first lost its connection; every failure a StorageError. */

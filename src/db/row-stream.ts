@@ -9,21 +9,32 @@ export interface RowEncoder<Row> {
   end(): Buffer;
 }
 
-/** A streamed query's encoded rows, and when its first row (or its end) arrived. */
+/** A streamed query's first chunk, and the chunks after it unless the first was the whole result. */
+export interface OpenedRows {
+  first: Buffer;
+  rest: Readable | undefined;
+}
+
+/** A streamed query as it starts: its first row (or its end), then its first chunk. */
 export interface EncodedRows {
-  chunks: Readable;
+  /** Resolves at the first row, or the end of an empty result; rejects if the query fails first. */
   started: Promise<void>;
+  /** Resolves with the first chunk once it is full or the result ended; rejects if the query fails first. */
+  opened: Promise<OpenedRows>;
+  /** Stops the query before it opened; its connection is destroyed. */
+  abort(reason: Error): void;
 }
 
 /**
  * A query's rows on `connection`, undecoded (each column the bytes the server sent, text
  * protocol, or null), encoded into chunks as they arrive. Rows go into the encoder as mysql2 emits
- * them, not through a stream write each (which took a 1000-row list two thirds more CPU).
- * The chunks' back-pressure pauses the connection (push returns false; the stream asks for more
- * through read). The connection goes back to the pool when the statement is over (a statement
- * error leaves it usable) and is destroyed if the stream is cut short first, since the query may
- * still be sending. The database may fall silent until the deadline before the first row and for
- * `silenceMs` after it; a reader holding chunks back is not silence.
+ * them, not through a stream write each (which took a 1000-row list two thirds more CPU), and a
+ * result that ends within its first chunk never becomes a stream at all. Chunks after the first
+ * form a Readable whose back-pressure pauses the connection (push returns false; the stream asks
+ * for more through read). The connection goes back to the pool when the statement is over (a
+ * statement error leaves it usable) and is destroyed if the rows are cut short first, since the
+ * query may still be sending. The database may fall silent until the deadline before the first
+ * row and for `silenceMs` after it; a reader holding chunks back is not silence.
  */
 export function encodedRows<Row>(
   pool: ConnectionSource,
@@ -35,73 +46,97 @@ export function encodedRows<Row>(
   silenceMs: number,
 ): EncodedRows {
   let over = false;
+  let failed = false;
   let received = 0;
   let receivedAtCheck = 0;
   let statementError: Error | undefined;
-  let started!: () => void;
-  let failedFirst!: (error: Error) => void;
-  const start = new Promise<void>((resolve, reject) => {
-    started = resolve;
-    failedFirst = reject;
+  let rest: Readable | undefined;
+  let first: Buffer | undefined;
+  let start!: () => void;
+  let failStart!: (error: Error) => void;
+  let open!: (rows: OpenedRows) => void;
+  let failOpen!: (error: Error) => void;
+  const started = new Promise<void>((resolve, reject) => {
+    start = resolve;
+    failStart = reject;
   });
+  const opened = new Promise<OpenedRows>((resolve, reject) => {
+    open = resolve;
+    failOpen = reject;
+  });
+  // Whoever waits learns of a failure from the promise it awaits; the other one must not throw.
+  started.catch(() => {});
+  opened.catch(() => {});
 
-  const leave = (): void => {
+  const leave = (broken: boolean): void => {
     over = true;
     clearTimeout(watchdog);
-    connection.off('error', lost);
+    connection.off('error', fail);
+    pool.giveBack(connection, broken);
   };
-  const chunks = new Readable({
-    // No full chunk waits unread while more rows are taken: memory stays at a chunk or two, and a
-    // first chunk read together with the end is the whole result.
-    highWaterMark: 0,
-    read: () => connection.resume(),
-    destroy(error, done) {
-      if (!over) {
-        leave();
-        pool.giveBack(connection, true);
-      }
-      failedFirst(error ?? new Error('The rows were closed before the first arrived'));
-      done(error);
-    },
-  });
-  // Whoever reads the chunks learns of a failure from them (pipeline, once); one that comes before
-  // anyone listens must not be thrown.
-  chunks.on('error', () => {});
-  // A lost connection is reported on the connection, not on a query that has no callback.
-  const lost = (error: Error): void => void chunks.destroy(error);
+  /** Before the rows opened, both promises learn of it; after, the stream does. */
+  function fail(error: Error): void {
+    if (rest) return void rest.destroy(error);
+    if (failed) return;
+    failed = true;
+    if (!over) leave(true);
+    failStart(error);
+    failOpen(error);
+  }
+  const openStream = (full: Buffer): void => {
+    first = full;
+    rest = new Readable({
+      // No full chunk waits unread while more rows are taken: memory stays at a chunk or two.
+      highWaterMark: 0,
+      read: () => connection.resume(),
+      destroy(error, done) {
+        if (!over) leave(true);
+        done(error);
+      },
+    });
+    // Whoever reads the chunks learns of a failure from them (pipeline, once); one that comes before
+    // anyone listens must not be thrown.
+    rest.on('error', () => {});
+    open({ first, rest });
+  };
   // One timer per silence limit, not per row.
   const check = (): void => {
-    const heldBack = chunks.readableLength > 0;
-    if (received === receivedAtCheck && !heldBack) return void chunks.destroy(new DatabaseTimeoutError('The database stopped sending rows', true));
+    const heldBack = (rest?.readableLength ?? 0) > 0;
+    if (received === receivedAtCheck && !heldBack) return fail(new DatabaseTimeoutError('The database stopped sending rows', true));
     receivedAtCheck = received;
     watchdog = setTimeout(check, silenceMs);
   };
   let watchdog = setTimeout(check, deadline.remainingMs());
-  connection.on('error', lost);
+  // A lost connection is reported on the connection, not on a query that has no callback.
+  connection.on('error', fail);
 
   connection
     .query({ sql: statement, values, typeCast: false })
     .on('result', (row) => {
-      if (over) return;
-      if (received++ === 0) started();
+      if (over || failed) return;
+      if (received++ === 0) start();
       let full: Buffer | undefined;
       try {
         full = encoder.add(row as Row);
       } catch (error) {
-        return void chunks.destroy(error as Error);
+        return fail(error as Error);
       }
-      if (full && !chunks.push(full)) connection.pause();
+      if (!full) return;
+      if (!rest) openStream(full);
+      else if (!rest.push(full)) connection.pause();
     })
     // A statement error leaves the connection usable: the 'end' that follows releases it.
     .on('error', (error: Error) => void (statementError = error))
     .on('end', () => {
       if (over) return;
-      leave();
-      pool.giveBack(connection, false);
-      if (statementError) return void chunks.destroy(statementError);
-      started();
-      chunks.push(encoder.end());
-      chunks.push(null);
+      leave(false);
+      if (statementError) return fail(statementError);
+      if (failed) return;
+      start();
+      const last = encoder.end();
+      if (!rest) return open({ first: last, rest: undefined });
+      rest.push(last);
+      rest.push(null);
     });
-  return { chunks, started: start };
+  return { started, opened, abort: fail };
 }

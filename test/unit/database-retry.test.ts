@@ -93,7 +93,7 @@ describe('Database.stream: a listing rolled back before its first row runs again
     const rows: unknown[] = [];
     const encoder = { add: (row: unknown) => void rows.push(row), end: () => Buffer.alloc(0) };
     try {
-      await (await db.stream('SELECT json FROM users ORDER BY id', [], encoder)).toArray();
+      await (await db.stream('SELECT json FROM users ORDER BY id', [], encoder)).rest?.toArray();
       return { rows };
     } catch (error) {
       return { rows, error: error as StorageError };

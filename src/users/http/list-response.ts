@@ -32,7 +32,7 @@ async function streamUserList(res: ServerResponse, store: UserStore, deadline: D
     if (clientGone.signal.aborted) return;
     throw error;
   }
-  if (list.whole) return sendJson(res, 200, list.first);
+  if (!list.rest) return sendJson(res, 200, list.first);
   provedLarge();
   writeJsonHead(res, 200);
   res.write(list.first);

@@ -28,9 +28,10 @@ export function counted<T>(
 
 /**
  * A streamed operation's outcome goes to the observer: a failure before its first chunk, or how
- * its rest ended; nothing when it stopped because `abandoned` (the client went away).
+ * its rest ended (a success at once when the first chunk was all); nothing when it stopped
+ * because `abandoned` (the client went away).
  */
-export function countedStream<T extends { rest: Readable }>(
+export function countedStream<T extends { rest: Readable | undefined }>(
   observer: StoreObserver | undefined,
   kind: StoreOperation,
   opening: Promise<T>,
@@ -42,7 +43,8 @@ export function countedStream<T extends { rest: Readable }>(
   };
   return opening.then(
     (opened) => {
-      finished(opened.rest, count);
+      if (opened.rest) finished(opened.rest, count);
+      else count(undefined);
       return opened;
     },
     (error: unknown) => {

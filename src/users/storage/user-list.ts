@@ -1,9 +1,7 @@
-import { once } from 'node:events';
-import type { Readable } from 'node:stream';
 import { Batcher, type Pending } from '../../db/batcher.js';
 import type { Database } from '../../db/database.js';
 import type { Deadline } from '../../db/deadline.js';
-import { StorageError } from '../../errors/storage-error.js';
+import type { OpenedRows } from '../../db/row-stream.js';
 import type { PoolTuning } from '../../db/pool-tuning.js';
 import { LIST_CHUNK_BYTES, listStatements, UserArrayBuilder, type ListRow } from './list-layout.js';
 import { counted, countedStream, sized } from './observed-operations.js';
@@ -16,12 +14,8 @@ import type { StoreObserver } from './store-observer.js';
  */
 export type ListTurn = { body: Buffer } | { release: () => void; deadline: Deadline };
 
-/** A list being streamed: its first chunk, whether that is all of it, and the chunks still to come. */
-export interface StreamedList {
-  first: Buffer;
-  whole: boolean;
-  rest: Readable;
-}
+/** A list being streamed: its first chunk, and the chunks still to come unless the first was all of it. */
+export type StreamedList = OpenedRows;
 
 /** The most listings one read serves. */
 const MAX_BATCH = 64;
@@ -90,34 +84,18 @@ export class UserList {
   /** The whole list, or undefined as soon as it proves larger than `limitBytes`. */
   private async readUpTo(limitBytes: number, deadline: Deadline): Promise<Buffer | undefined> {
     const list = await this.read(limitBytes, deadline);
-    if (list.whole) return list.first;
+    if (!list.rest) return list.first;
     list.rest.destroy();
     return undefined;
   }
 
   /**
-   * The list in chunks of about `chunkBytes`, once the first is there; a failure before it rejects
-   * with a StorageError. Destroying the rest (or `stop`) ends the read.
+   * The list in chunks of about `chunkBytes`, once the first is full or the list ended; a failure
+   * before then rejects with a StorageError. Destroying the rest (or `stop`) ends the read.
    */
-  private async read(chunkBytes: number, deadline: Deadline, stop?: AbortSignal): Promise<StreamedList> {
+  private read(chunkBytes: number, deadline: Deadline, stop?: AbortSignal): Promise<StreamedList> {
     const array = new UserArrayBuilder(chunkBytes);
-    let whole = false;
-    const encoder = {
-      add: (row: ListRow) => array.add(row.json),
-      end: () => {
-        whole = true;
-        return array.end();
-      },
-    };
-    const chunks = await this.db.stream(listStatements.all, [], encoder, deadline, stop);
-    try {
-      if (chunks.errored) throw chunks.errored;
-      await once(chunks, 'readable');
-    } catch (error) {
-      throw error instanceof StorageError ? error : new StorageError(error);
-    }
-    // Everything buffered: the first chunk, or the whole list when it ended with it.
-    const first = chunks.read() as Buffer;
-    return { first, whole, rest: chunks };
+    const encoder = { add: (row: ListRow) => array.add(row.json), end: () => array.end() };
+    return this.db.stream(listStatements.all, [], encoder, deadline, stop);
   }
 }
