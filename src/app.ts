@@ -1,7 +1,8 @@
 import type { AddressInfo } from 'node:net';
 import { FailedAttempts } from './auth/failed-attempts.js';
 import { DEFAULT_API_COMPAT, DEFAULT_GUESSING_LIMITS, type ApiCompat, type DbConfig, type GuessingLimits } from './config/environment.js';
-import { createConnectionSource, type ConnectionSource } from './db/connection-source.js';
+import { createConnectionSource } from './db/connect.js';
+import type { ConnectionSource } from './db/connection-source.js';
 import { endPool } from './db/pool.js';
 import { defaultTuning, type PoolTuning } from './db/pool-tuning.js';
 import { SchemaSetup } from './startup/schema-setup.js';

@@ -1,11 +1,4 @@
 import type { PoolConnection } from 'mysql2';
-import { isCluster } from '../config/db-servers.js';
-import type { DbConfig } from '../config/environment.js';
-import type { Logger } from '../log/logger.js';
-import { ClusterPool } from './cluster/cluster-pool.js';
-import { CountingSource } from './counting-source.js';
-import { createPool } from './pool.js';
-import type { PoolTuning } from './pool-tuning.js';
 
 export type ConnectionCallback = (error: NodeJS.ErrnoException | null, connection: PoolConnection) => void;
 
@@ -27,9 +20,4 @@ export interface ConnectionSource extends ConnectionPool {
   /** Takes back a connection getConnection handed out: for the next request, or closed for good when `broken`. */
   giveBack(connection: PoolConnection, broken: boolean): void;
   usage(): PoolUsage;
-}
-
-/** One pool for one server; a ClusterPool when DB_HOST lists several. */
-export function createConnectionSource(db: DbConfig, tuning: PoolTuning, logger?: Logger): ConnectionSource {
-  return new CountingSource(isCluster(db) ? new ClusterPool(db, tuning, logger) : createPool(db, tuning));
 }

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
-import { createConnectionSource, type ConnectionSource } from '../../src/db/connection-source.js';
+import { createConnectionSource } from '../../src/db/connect.js';
+import type { ConnectionSource } from '../../src/db/connection-source.js';
 import { endPool } from '../../src/db/pool.js';
 import { defaultTuning, poolTuning } from '../../src/db/pool-tuning.js';
 import { ensureSchema } from '../../src/startup/schema.js';

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { Database } from '../../src/db/database.js';
-import { createConnectionSource, type ConnectionSource } from '../../src/db/connection-source.js';
+import { createConnectionSource } from '../../src/db/connect.js';
+import type { ConnectionSource } from '../../src/db/connection-source.js';
 import { endPool } from '../../src/db/pool.js';
 import { defaultTuning } from '../../src/db/pool-tuning.js';
 import { ensureSchema } from '../../src/startup/schema.js';
