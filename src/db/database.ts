@@ -1,10 +1,10 @@
-import { addAbortSignal } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { PoolConnection, ResultSetHeader } from 'mysql2';
 import type { ConnectionSource } from './connection-source.js';
 import { Deadline } from './deadline.js';
 import { isConnectionLost, retryPauseMs, storageError, wasRolledBack } from './mysql-errors.js';
 import { acquire, execute, ping, queryUndecoded } from './mysql2-adapters.js';
+import type { StopSignal } from './stop-signal.js';
 import { encodedRows, type EncodedRows, type OpenedRows, type RowEncoder } from './row-stream.js';
 
 /**
@@ -52,19 +52,18 @@ export class Database {
    * A query's rows encoded into chunks on one connection (see encodedRows), once the first chunk is
    * full or the result ended: a connection lost before the first row is retried once, like any
    * read, and a statement rolled back before it (a Galera node not ready) runs again while the
-   * budget lasts. Rejects with a StorageError, also when `signal` aborts first; afterwards
-   * `signal` destroys the chunks still to come.
+   * budget lasts. Rejects with a StorageError, also when `stop` fires first; afterwards `stop`
+   * destroys the chunks still to come.
    */
-  async stream<Row>(statement: string, values: unknown[], encoder: RowEncoder<Row>, deadline = new Deadline(this.budgetMs), signal?: AbortSignal): Promise<OpenedRows> {
+  async stream<Row>(statement: string, values: unknown[], encoder: RowEncoder<Row>, deadline = new Deadline(this.budgetMs), stop?: StopSignal): Promise<OpenedRows> {
     let rows: EncodedRows | undefined;
-    const stop = (): void => rows?.abort(signal!.reason as Error);
-    signal?.addEventListener('abort', stop, { once: true });
+    stop?.onStop((reason) => rows?.abort(reason));
     try {
       rows = await this.retried(deadline, async (validate) => {
         const connection = await this.connectionFor(validate, deadline);
-        if (signal?.aborted) {
+        if (stop?.reason) {
           this.pool.giveBack(connection, false);
-          throw signal.reason;
+          throw stop.reason;
         }
         rows = encodedRows(this.pool, connection, statement, values, encoder, deadline, this.budgetMs);
         await rows.started;
@@ -73,10 +72,12 @@ export class Database {
       const opened = await rows.opened.catch((error: unknown) => {
         throw storageError(error, false);
       });
-      if (signal && opened.rest) addAbortSignal(signal, opened.rest);
+      const rest = opened.rest;
+      if (rest) stop?.onStop((reason) => rest.destroy(reason));
       return opened;
-    } finally {
-      signal?.removeEventListener('abort', stop);
+    } catch (error) {
+      stop?.onStop(undefined);
+      throw error;
     }
   }
 

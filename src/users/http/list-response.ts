@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { pipeline } from 'node:stream/promises';
 import type { Deadline } from '../../db/deadline.js';
+import { StopSignal } from '../../db/stop-signal.js';
 import { sendJson, writeJsonHead } from '../../http/respond.js';
 import type { StreamedList } from '../storage/user-list.js';
 import type { UserStore } from '../storage/store.js';
@@ -16,6 +17,9 @@ export async function sendUserList(res: ServerResponse, store: UserStore): Promi
   }
 }
 
+/** Every response closes, also a finished one: the reason is made once. */
+const CLIENT_WENT_AWAY = new Error('the client went away');
+
 /**
  * A list that fits in one chunk is sent with a Content-Length; a longer one flows out chunked at
  * the client's pace, so memory stays flat however many users there are. A failure before the
@@ -23,13 +27,13 @@ export async function sendUserList(res: ServerResponse, store: UserStore): Promi
  * goes away stops the read.
  */
 async function streamUserList(res: ServerResponse, store: UserStore, deadline: Deadline, provedLarge: () => void): Promise<void> {
-  const clientGone = new AbortController();
-  res.once('close', () => clientGone.abort());
+  const clientGone = new StopSignal();
+  res.once('close', () => clientGone.stop(CLIENT_WENT_AWAY));
   let list: StreamedList;
   try {
-    list = await store.streamList(deadline, clientGone.signal);
+    list = await store.streamList(deadline, clientGone);
   } catch (error) {
-    if (clientGone.signal.aborted) return;
+    if (clientGone.stopped) return;
     throw error;
   }
   if (!list.rest) return sendJson(res, 200, list.first);

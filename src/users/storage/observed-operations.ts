@@ -1,5 +1,6 @@
 import { finished, type Readable } from 'node:stream';
 import type { RunBatch } from '../../db/batcher.js';
+import type { StopSignal } from '../../db/stop-signal.js';
 import { StorageError } from '../../errors/storage-error.js';
 import type { OperationOutcome, StoreObserver, StoreOperation } from './store-observer.js';
 
@@ -35,11 +36,11 @@ export function countedStream<T extends { rest: Readable | undefined }>(
   observer: StoreObserver | undefined,
   kind: StoreOperation,
   opening: Promise<T>,
-  abandoned: AbortSignal,
+  abandoned: StopSignal,
 ): Promise<T> {
   if (!observer) return opening;
   const count = (error: unknown): void => {
-    if (!abandoned.aborted) observer.operation(kind, error ? outcomeOf(error) : 'ok');
+    if (!abandoned.stopped) observer.operation(kind, error ? outcomeOf(error) : 'ok');
   };
   return opening.then(
     (opened) => {

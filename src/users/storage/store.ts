@@ -1,6 +1,7 @@
 import type { ConnectionSource } from '../../db/connection-source.js';
 import { Database } from '../../db/database.js';
 import type { Deadline } from '../../db/deadline.js';
+import type { StopSignal } from '../../db/stop-signal.js';
 import { defaultTuning, type PoolTuning } from '../../db/pool-tuning.js';
 import { sql } from '../../db/statements.js';
 import type { Change, WriteOutcome } from './conditional-writes.js';
@@ -56,7 +57,7 @@ export class UserStore {
   }
 
   /** See UserList.stream. */
-  streamList(deadline: Deadline, clientGone: AbortSignal): Promise<StreamedList> {
+  streamList(deadline: Deadline, clientGone: StopSignal): Promise<StreamedList> {
     return this.list.stream(deadline, clientGone);
   }
 

@@ -2,6 +2,7 @@ import { Batcher, type Pending } from '../../db/batcher.js';
 import type { Database } from '../../db/database.js';
 import type { Deadline } from '../../db/deadline.js';
 import type { OpenedRows } from '../../db/row-stream.js';
+import type { StopSignal } from '../../db/stop-signal.js';
 import type { PoolTuning } from '../../db/pool-tuning.js';
 import { LIST_CHUNK_BYTES, listStatements, UserArrayBuilder, type ListRow } from './list-layout.js';
 import { counted, countedStream, sized } from './observed-operations.js';
@@ -51,7 +52,7 @@ export class UserList {
    * Every user in id order as one JSON array, in chunks: the table is never held in memory. A
    * failure before the first chunk rejects with a StorageError; `clientGone` stops the read.
    */
-  stream(deadline: Deadline, clientGone: AbortSignal): Promise<StreamedList> {
+  stream(deadline: Deadline, clientGone: StopSignal): Promise<StreamedList> {
     return countedStream(this.observer, 'list', this.read(LIST_CHUNK_BYTES, deadline, clientGone), clientGone);
   }
 
@@ -93,7 +94,7 @@ export class UserList {
    * The list in chunks of about `chunkBytes`, once the first is full or the list ended; a failure
    * before then rejects with a StorageError. Destroying the rest (or `stop`) ends the read.
    */
-  private read(chunkBytes: number, deadline: Deadline, stop?: AbortSignal): Promise<StreamedList> {
+  private read(chunkBytes: number, deadline: Deadline, stop?: StopSignal): Promise<StreamedList> {
     const array = new UserArrayBuilder(chunkBytes);
     const encoder = { add: (row: ListRow) => array.add(row.json), end: () => array.end() };
     return this.db.stream(listStatements.all, [], encoder, deadline, stop);
