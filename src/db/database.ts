@@ -69,11 +69,14 @@ export class Database {
         await rows.started;
         return rows;
       });
-      const opened = await rows.opened.catch((error: unknown) => {
+      let opened: OpenedRows;
+      try {
+        opened = await rows.opened;
+      } catch (error) {
         throw storageError(error, false);
-      });
+      }
       const rest = opened.rest;
-      if (rest) stop?.onStop((reason) => rest.destroy(reason));
+      stop?.onStop(rest && ((reason) => rest.destroy(reason)));
       return opened;
     } catch (error) {
       stop?.onStop(undefined);
