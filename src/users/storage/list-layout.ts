@@ -151,7 +151,7 @@ function countOf(row: Buffer, countAt: number): number {
 /**
  * Where TIME's opening quote is (NULL_TIME when created_at is null), or ESCAPE when NAME or EMAIL
  * holds something JSON must escape, so that the row cannot be sent as it is. Runs for every row:
- * one pass over the bytes, no allocation (spansOf is the careful version).
+ * one pass over the bytes, no allocation (userOf is the careful version).
  */
 function timeOf(row: Buffer, countAt: number): number {
   let at = ID_START;
@@ -199,18 +199,17 @@ function writeRaw(row: Buffer, countAt: number, time: number, out: Buffer, at: n
   return secondsEnd + TIME_END.length;
 }
 
-interface Spans {
-  idEnd: number;
-  nameStart: number;
-  nameEnd: number;
-  emailStart: number;
-  emailEnd: number;
-  /** The quote opening TIME, or -1 when created_at is null. */
-  timeQuote: number;
+/** Where `characters` UTF-8 characters starting at `at` end. */
+function skipCharacters(row: Buffer, at: number, characters: number): number {
+  for (let left = characters; left > 0; left--) {
+    const lead = row[at]!;
+    at += lead < 0x80 ? 1 : lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : 2;
+  }
+  return at;
 }
 
-/** The careful reading of a row, for the rare path: throws unless the layout holds. */
-function spansOf(row: Buffer, countAt: number): Spans {
+/** The row decoded, for userJson to escape (the rare path): throws unless the layout holds. */
+function userOf(row: Buffer, countAt: number) {
   let idEnd = ID_START;
   while (idEnd < row.length && row[idEnd] !== COMMA) idEnd++;
   const nameStart = idEnd + NAME_OPEN;
@@ -229,25 +228,10 @@ function spansOf(row: Buffer, countAt: number): Spans {
   if (row[nameEnd] !== QUOTE || row[emailStart - 1] !== QUOTE || row[emailEnd] !== QUOTE || emailEnd < emailStart) {
     throw new Error('A list row does not have the layout listStatements give it');
   }
-  return { idEnd, nameStart, nameEnd, emailStart, emailEnd, timeQuote };
-}
-
-/** Where `characters` UTF-8 characters starting at `at` end. */
-function skipCharacters(row: Buffer, at: number, characters: number): number {
-  for (let left = characters; left > 0; left--) {
-    const lead = row[at]!;
-    at += lead < 0x80 ? 1 : lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : 2;
-  }
-  return at;
-}
-
-/** The row decoded, for userJson to escape: the rare path. */
-function userOf(row: Buffer, countAt: number) {
-  const spans = spansOf(row, countAt);
   return {
-    id: Number(row.toString('latin1', ID_START, spans.idEnd)),
-    name: row.toString('utf8', spans.nameStart, spans.nameEnd),
-    email: row.toString('utf8', spans.emailStart, spans.emailEnd),
-    created_at: spans.timeQuote < 0 ? null : row.toString('latin1', spans.timeQuote + 1, countAt - 1),
+    id: Number(row.toString('latin1', ID_START, idEnd)),
+    name: row.toString('utf8', nameStart, nameEnd),
+    email: row.toString('utf8', emailStart, emailEnd),
+    created_at: timeQuote < 0 ? null : row.toString('latin1', timeQuote + 1, countAt - 1),
   };
 }
