@@ -61,7 +61,7 @@ export function isSyntaxError(error: unknown): boolean {
 const POOL_QUEUE_FULL = 'Queue limit reached.';
 
 /** True when work was turned away because too much already waits: a batch queue or the pool's. */
-export function isQueueFull(error: unknown): boolean {
+function isQueueFull(error: unknown): boolean {
   const cause = causeOf(error);
   return cause instanceof QueueFullError || (cause instanceof Error && cause.message === POOL_QUEUE_FULL);
 }

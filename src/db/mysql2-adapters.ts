@@ -33,7 +33,7 @@ export function acquire(pool: ConnectionSource, deadline: Deadline): Promise<Poo
  * Waits for one mysql2 callback until the deadline. Past it the connection is destroyed: a late
  * answer would arrive in the middle of the next statement's exchange.
  */
-export function withinDeadline<T>(
+function withinDeadline<T>(
   connection: PoolConnection,
   deadline: Deadline,
   start: (done: (error: Error | null, result?: T) => void) => void,
