@@ -43,6 +43,13 @@ export interface AppOptions {
   trustProxy?: boolean;
   /** Metrics are recorded only when given. */
   metrics?: MetricsOptions;
+  /** VALIDATE_EMAIL and UNIQUE_EMAIL; both off by default (the contract checks only presence). */
+  integrity?: Integrity;
+}
+
+export interface Integrity {
+  validateEmail: boolean;
+  uniqueEmail: boolean;
 }
 
 export interface MetricsOptions {

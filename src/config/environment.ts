@@ -75,6 +75,10 @@ export interface Config {
   /** `/metrics` is served; on `metricsPort` alone when that is set. */
   metrics: boolean;
   metricsPort: number | undefined;
+  /** VALIDATE_EMAIL=on: names and emails are stored trimmed, and an email must look like one. */
+  validateEmail: boolean;
+  /** UNIQUE_EMAIL=on: no two users share an email (case-insensitively), kept by a unique index. */
+  uniqueEmail: boolean;
 }
 
 export class ConfigError extends Error {}
@@ -229,5 +233,7 @@ export function loadConfig(env: Env = process.env, defaults: ConfigDefaults = {}
     trustProxy: oneOf(env, 'TRUST_PROXY', ['0', '1'], '0') === '1',
     metrics: oneOf(env, 'METRICS', ['on', 'off'], 'off') === 'on',
     metricsPort: env.METRICS_PORT === undefined || env.METRICS_PORT === '' ? undefined : port(env, 'METRICS_PORT', 0),
+    validateEmail: oneOf(env, 'VALIDATE_EMAIL', ['on', 'off'], 'off') === 'on',
+    uniqueEmail: oneOf(env, 'UNIQUE_EMAIL', ['on', 'off'], 'off') === 'on',
   };
 }

@@ -95,6 +95,7 @@ export async function runInstance(config: Config, logger: Logger): Promise<void>
     apiCompat: config.apiCompat,
     guessing: config.guessing,
     trustProxy: config.trustProxy,
+    integrity: { validateEmail: config.validateEmail, uniqueEmail: config.uniqueEmail },
     ...(config.metrics
       ? { metrics: { onApiPort: config.metricsPort === undefined, ...(worker ? { read: () => askPrimary() } : {}) } }
       : {}),

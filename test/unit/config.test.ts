@@ -10,6 +10,14 @@ describe('loadConfig: defaults', () => {
     assert.equal(config.port, 5000);
     assert.equal(config.host, '0.0.0.0');
     assert.deepEqual(config.db, { servers: [{ host: 'db', port: 3306 }], user: 'root', password: '', database: 'restapi' });
+    assert.equal(config.validateEmail, false, 'VALIDATE_EMAIL is off unless asked for');
+    assert.equal(config.uniqueEmail, false, 'UNIQUE_EMAIL is off unless asked for');
+  });
+
+  test('VALIDATE_EMAIL=on and UNIQUE_EMAIL=on turn the integrity checks on', () => {
+    const config = loadConfig({ VALIDATE_EMAIL: 'on', UNIQUE_EMAIL: 'on' });
+    assert.equal(config.validateEmail, true);
+    assert.equal(config.uniqueEmail, true);
   });
 
   test('empty strings count as unset', () => {
@@ -87,6 +95,8 @@ describe('loadConfig: invalid values -> ConfigError naming the variable', () => 
     ['AUTH_WINDOW_S', '0'],
     ['TRUST_PROXY', 'yes'],
     ['METRICS', 'true'],
+    ['VALIDATE_EMAIL', 'yes'],
+    ['UNIQUE_EMAIL', '1'],
     ['METRICS_PORT', '70000'],
   ];
   for (const [variable, value] of rows) {
