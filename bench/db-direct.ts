@@ -9,7 +9,8 @@ import { createPool, endPool } from '../src/db/pool.js';
 import { defaultTuning } from '../src/db/pool-tuning.js';
 import { sql } from '../src/db/statements.js';
 import { plainListSql } from './database.js';
-import { listStatements } from '../src/users/storage/list-layout.js';
+import { findStatement } from '../src/users/storage/list-statements.js';
+import { DEFAULT_SORT } from '../src/users/rules/list-request.js';
 import { Tally } from './measurement.js';
 import { PAGE_SIZE, pageAfter, scenarioNamed, userFields, userId } from './workload.js';
 
@@ -48,7 +49,8 @@ async function perform(n: number): Promise<boolean> {
     case 'page': {
       // The service's own page read, rows as bytes: one row beyond the page tells whether a next link is due.
       const after = pageAfter(n);
-      const rows = (await queryRaw(listStatements.page, [after, PAGE_SIZE + 1])) as unknown[];
+      const page = findStatement({ filter: {}, sort: DEFAULT_SORT, page: { limit: PAGE_SIZE, after: { value: after, id: after } }, count: false });
+      const rows = (await queryRaw(page.sql, page.values)) as unknown[];
       return rows.length === Math.min(PAGE_SIZE + 1, scenario.tableRows - after);
     }
     case 'create': {

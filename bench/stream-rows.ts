@@ -8,7 +8,7 @@ import type { DbConfig } from '../src/config/environment.js';
 import { createPool, endPool } from '../src/db/pool.js';
 import { defaultTuning } from '../src/db/pool-tuning.js';
 import { plainListSql } from './database.js';
-import { listStatements } from '../src/users/storage/list-layout.js';
+import { listStatements } from '../src/users/storage/list-statements.js';
 import { readProcessMemory } from './proc.js';
 
 export type ListStatement = 'listUsers' | 'listUsersAsJson';

@@ -17,6 +17,7 @@ import type { Snapshot } from './metrics/registry.js';
 import { registerMetricsRoute } from './metrics/route.js';
 import { ServiceMetrics } from './metrics/service-metrics.js';
 import { compatErrors } from './users/http/compat.js';
+import { ListCursors } from './users/rules/list-cursor.js';
 import { UserStore } from './users/storage/store.js';
 import { passwordChecker } from './users/http/password.js';
 import { registerUserRoutes } from './users/http/routes.js';
@@ -99,6 +100,7 @@ export function createApp(options: AppOptions): App {
     attempts: new FailedAttempts(options.guessing ?? DEFAULT_GUESSING_LIMITS),
     clientAddress: (req) => clientAddress(req, trustProxy),
     errors: compatErrors[mode],
+    cursors: new ListCursors(options.accessPassword),
   });
   registerHealthRoutes(router, async () => schemaReady && (await store.answers()));
   const metricsOnApiPort = options.metrics?.onApiPort === true;

@@ -31,6 +31,10 @@ export const messages = {
   internal: 'Internal server error',
   afterWithoutLimit: 'after requires limit',
   afterNotInteger: 'after must be a non-negative integer',
+  cursorWithoutLimit: 'cursor requires limit',
+  afterWithCursor: 'after and cursor cannot be combined',
+  afterNeedsIdSort: 'after applies to sort=id only: follow the Link header, which carries a cursor',
+  invalidCursor: 'cursor is not valid for this list: follow the Link header of the page before',
   userCreated: 'User created successfully',
   userUpdated: 'User updated successfully',
   userDeleted: 'User deleted successfully',
@@ -44,4 +48,7 @@ export const fieldMessages = {
   notUnicode: (field: string) => `${field} must be valid Unicode text`,
   controlCharacters: (field: string) => `${field} must not contain control characters`,
   limitRange: (max: number) => `limit must be an integer from 1 to ${max}`,
+  lengthRange: (parameter: string, max: number) => `${parameter} must be 1 to ${max} characters`,
+  repeated: (parameter: string) => `${parameter} must be given at most once`,
+  sortField: (fields: readonly string[]) => `sort must be one of ${fields.join(', ')}, or one of them after - for descending order`,
 } as const;

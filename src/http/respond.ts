@@ -21,8 +21,10 @@ export const jsonHeaderLines = jsonHeaders
   .join('');
 
 /** Starts a JSON response whose length is not known yet (a streamed list). */
-export function writeJsonHead(res: ServerResponse, status: number): void {
-  res.writeHead(status, jsonHeaders.concat(REQUEST_ID_HEADER, requestIdOf(res)));
+export function writeJsonHead(res: ServerResponse, status: number, extraHeaders?: Readonly<Record<string, string>>): void {
+  const headers = jsonHeaders.concat(REQUEST_ID_HEADER, requestIdOf(res));
+  if (extraHeaders) for (const name in extraHeaders) headers.push(name, extraHeaders[name]!);
+  res.writeHead(status, headers);
 }
 
 /** Sends an already serialised JSON body; serialising first means a failure there can still become a clean 500. */

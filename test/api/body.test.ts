@@ -181,8 +181,8 @@ describe('id and created_at in a body are ignored', () => {
     const [created] = await usersFromDatabase(service.db, 'WHERE id = ?', [id]);
     assert.notEqual(created!.created_at, '2001-02-03T04:05:06.000Z');
     const [now] = await service.db.query<Array<{ ts: string | number }>>('SELECT UNIX_TIMESTAMP() AS ts');
-    assert.ok(Date.parse(created!.created_at) / 1000 <= Number(now!.ts), 'created_at is not in the future');
-    assert.ok(Date.parse(created!.created_at) / 1000 > Number(now!.ts) - 3600, 'created_at is the insertion time');
+    assert.ok(Date.parse(created!.created_at!) / 1000 <= Number(now!.ts), 'created_at is not in the future');
+    assert.ok(Date.parse(created!.created_at!) / 1000 > Number(now!.ts) - 3600, 'created_at is the insertion time');
     assert.deepEqual((await usersFromDatabase(service.db, 'WHERE id = 7'))[0], existing, 'user 7 is untouched');
   });
 

@@ -28,7 +28,7 @@ describe('created_at is ISO 8601 UTC and matches the stored instant', () => {
     const expected = await usersFromDatabase(service.db);
     assert.equal(users.length, expected.length);
     for (const [index, user] of users.entries()) {
-      assert.match(user.created_at, ISO_UTC);
+      assert.match(user.created_at!, ISO_UTC);
       assert.equal(user.created_at, expected[index]!.created_at, `user ${user.id}`);
     }
   });
@@ -36,8 +36,8 @@ describe('created_at is ISO 8601 UTC and matches the stored instant', () => {
   test('a created user: created_at read back equals the database instant, to the second', async () => {
     const { id, user } = await createAndRead('Timely', 'timely@example.com');
     const [row] = await service.db.query<Array<{ ts: string | number }>>('SELECT UNIX_TIMESTAMP(created_at) AS ts FROM users WHERE id = ?', [id]);
-    assert.match(user.created_at, ISO_UTC);
-    assert.equal(Date.parse(user.created_at) / 1000, Number(row!.ts));
+    assert.match(user.created_at!, ISO_UTC);
+    assert.equal(Date.parse(user.created_at!) / 1000, Number(row!.ts));
   });
 
   test('a timestamp set in a non-UTC session reads back as the same instant', async () => {

@@ -1,6 +1,5 @@
 import type { ServerResponse } from 'node:http';
 import { pipeline } from 'node:stream/promises';
-import type { Deadline } from '../../db/deadline.js';
 import { StopSignal } from '../../db/stop-signal.js';
 import { sendJson, writeJsonHead } from '../../http/respond.js';
 import type { StreamedList } from '../storage/user-list.js';
@@ -11,7 +10,7 @@ export async function sendUserList(res: ServerResponse, store: UserStore): Promi
   const turn = await store.listTurn();
   if ('body' in turn) return sendJson(res, 200, turn.body);
   try {
-    await streamUserList(res, store, turn.deadline, turn.release);
+    await streamList(res, (clientGone) => store.streamList(turn.deadline, clientGone), undefined, turn.release);
   } finally {
     turn.release();
   }
@@ -24,21 +23,26 @@ const CLIENT_WENT_AWAY = new Error('the client went away');
  * A list that fits in one chunk is sent with a Content-Length; a longer one flows out chunked at
  * the client's pace, so memory stays flat however many users there are. A failure before the
  * first byte rejects (the caller answers 500); after it the response is cut short. A client that
- * goes away stops the read.
+ * goes away stops the read. `provedLarge` is told when the list takes more than one chunk.
  */
-async function streamUserList(res: ServerResponse, store: UserStore, deadline: Deadline, provedLarge: () => void): Promise<void> {
+export async function streamList(
+  res: ServerResponse,
+  open: (clientGone: StopSignal) => Promise<StreamedList>,
+  headers?: Readonly<Record<string, string>>,
+  provedLarge?: () => void,
+): Promise<void> {
   const clientGone = new StopSignal();
   res.once('close', () => clientGone.stop(CLIENT_WENT_AWAY));
   let list: StreamedList;
   try {
-    list = await store.streamList(deadline, clientGone);
+    list = await open(clientGone);
   } catch (error) {
     if (clientGone.stopped) return;
     throw error;
   }
-  if (!list.rest) return sendJson(res, 200, list.first);
-  provedLarge();
-  writeJsonHead(res, 200);
+  if (!list.rest) return sendJson(res, 200, list.first, headers);
+  provedLarge?.();
+  writeJsonHead(res, 200, headers);
   res.write(list.first);
   // On failure pipeline destroys the response: the client sees it cut short.
   await pipeline(list.rest, res).catch(() => {});

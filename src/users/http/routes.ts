@@ -11,8 +11,9 @@ import type { WriteOutcome } from '../storage/conditional-writes.js';
 import { etagOf, ifMatch, ifNoneMatch, tagMatches } from '../rules/etag.js';
 import { isIdSegment, storableId } from '../rules/id.js';
 import { sendUserList } from './list-response.js';
-import { sendUserPage } from './page-response.js';
-import { pageRequest } from '../rules/page-query.js';
+import { sendFoundUsers } from './find-response.js';
+import type { ListCursors } from '../rules/list-cursor.js';
+import { listRequest } from '../rules/list-request.js';
 import { singlePassword } from './password.js';
 import type { UserStore } from '../storage/store.js';
 import { userJson } from '../rules/user.js';
@@ -26,6 +27,8 @@ export interface UserRouteDeps {
   clientAddress: (req: IncomingMessage) => string;
   /** The refusals of the active API_COMPAT mode where the variants differ. */
   errors: CompatErrors;
+  /** Signs and reads the positions of sorted pages. */
+  cursors: ListCursors;
 }
 
 const created = JSON.stringify({ message: messages.userCreated });
@@ -34,7 +37,7 @@ const deleted = JSON.stringify({ message: messages.userDeleted });
 const preconditionFailed = new HttpError(412, messages.preconditionFailed);
 
 export function registerUserRoutes(router: Router<Handler>, deps: UserRouteDeps): void {
-  const { store, passwordMatches, attempts, clientAddress, errors } = deps;
+  const { store, passwordMatches, attempts, clientAddress, errors, cursors } = deps;
   const byId = { id: isIdSegment };
 
   router.add('GET', '/api/users', async ({ req, res, query }) => {
@@ -49,8 +52,8 @@ export function registerUserRoutes(router: Router<Handler>, deps: UserRouteDeps)
       throw errors.wrongPassword;
     }
     attempts.recordSuccess(address);
-    const page = pageRequest(query);
-    if (page) await sendUserPage(res, store, page);
+    const find = listRequest(query, req.headers.prefer, cursors);
+    if (find) await sendFoundUsers(res, store, find, cursors);
     else await sendUserList(res, store);
   });
 

@@ -2,7 +2,8 @@ import { userJson } from '../rules/user.js';
 
 /**
  * The list's rows as the database sends them, and the parser that depends on their layout: the
- * statements and the code that reads what they write belong together (see ListRow below).
+ * SQL that writes a row and the code that reads it belong together (see ListRow below). The
+ * statements that select them are in list-statements.ts.
  */
 
 /** The API's user object up to the value of created_at, name and email unescaped, as CONCAT arguments. */
@@ -16,24 +17,17 @@ const completeUser =
  * the one before is NULL: the second for a NULL created_at, the third (complete JSON) for a NULL
  * name or email.
  */
-const listRow =
+export const listRow =
   `COALESCE(CONCAT(${rawUserHead}, '"', created_at, '"', CHAR_LENGTH(name)), ` +
   `CONCAT(${rawUserHead}, 'null}', CHAR_LENGTH(name)), ${completeUser})`;
 
-/** A row of listStatements.all: one user in the layout ListRow describes (listStatements.page adds the id). */
+/** A row of a list statement (list-statements.ts): one user in the layout ListRow describes. */
 export interface ListRow {
   json: Buffer;
 }
 
-export const listStatements = {
-  /** Every user by id, one row (`json`) per user. */
-  all: `SELECT ${listRow} AS json FROM users ORDER BY id`,
-  /** A page: users after an id, by id, with each user's id; one range read of the primary key. Values: after, how many. */
-  page: `SELECT id, ${listRow} AS json FROM users WHERE id > ? ORDER BY id LIMIT ?`,
-} as const;
-
 /**
- * The users list as one JSON array, assembled from the rows of listStatements as bytes, in
+ * The users list as one JSON array, assembled from the rows of the list statements as bytes, in
  * chunks of about `chunkBytes` (LIST_CHUNK_BYTES unless told). Quoting every name and email and
  * formatting every time would take the database about as long again as reading the rows, so it
  * sends them raw, and a row is decoded only when a name or email holds bytes JSON must escape.
@@ -51,7 +45,7 @@ export class UserArrayBuilder {
 
   /**
    * Adds one user; returns the chunk it filled, if any, to be sent before the next one. Throws if
-   * the row is not laid out as listStatements lay it out.
+   * the row is not laid out as the list statements lay it out.
    */
   add(row: Buffer): Buffer | undefined {
     const countAt = countStart(row);
@@ -122,7 +116,7 @@ const TIME_END = Buffer.from('.000Z"}');
 const ROW_GROWTH = 1 + TIME_END.length;
 
 /*
- * ListRow: each row of listStatements is one of
+ * ListRow: each row of a list statement is one of
  *   {"id":ID,"name":"NAME","email":"EMAIL","created_at":"TIME"COUNT
  *   {"id":ID,"name":"NAME","email":"EMAIL","created_at":null}COUNT
  *   a complete user object, with no COUNT (only when name or email is NULL)
@@ -226,7 +220,7 @@ function userOf(row: Buffer, countAt: number) {
   }
   const emailStart = nameEnd + NAME_TO_EMAIL;
   if (row[nameEnd] !== QUOTE || row[emailStart - 1] !== QUOTE || row[emailEnd] !== QUOTE || emailEnd < emailStart) {
-    throw new Error('A list row does not have the layout listStatements give it');
+    throw new Error('A list row does not have the layout the list statements give it');
   }
   return {
     id: Number(row.toString('latin1', ID_START, idEnd)),

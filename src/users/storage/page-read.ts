@@ -1,24 +1,30 @@
 import type { Database } from '../../db/database.js';
 import { StorageError } from '../../errors/storage-error.js';
-import { listStatements, UserArrayBuilder, type ListRow } from './list-layout.js';
+import type { ListRequest, Position } from '../rules/list-request.js';
+import { UserArrayBuilder, type ListRow } from './list-layout.js';
+import { findStatement } from './list-statements.js';
 
-/** A page of the list: the JSON array, the last id on it (0 when empty), and whether users follow it. */
+/** A page of the list: the JSON array, and where the next page starts when users follow it. */
 export interface UserPage {
   body: Buffer;
-  lastId: number;
-  more: boolean;
+  /** The last user on the page, present exactly when more users follow. */
+  next?: Position;
 }
+
+type PageRow = ListRow & { id: Buffer; k?: Buffer | null };
 
 /** A page of 1000 users fits in one chunk. */
 const PAGE_CHUNK_BYTES = 1024 * 1024;
 
 /**
- * Up to `limit` users with an id above `after`, by id, as a JSON array assembled like the whole
- * list (rows as bytes, decoded only when they need escaping: mysql2 decoding a page's rows cost
- * most of its CPU). One row beyond the page is read to tell whether more users follow.
+ * A page of the users a request asks for, as a JSON array assembled like the whole list (rows as
+ * bytes, decoded only when they need escaping: mysql2 decoding a page's rows cost most of its
+ * CPU). One row beyond the page is read to tell whether more users follow.
  */
-export async function readUserPage(db: Database, after: number, limit: number): Promise<UserPage> {
-  const rows = await db.readUndecoded<Array<ListRow & { id: Buffer }>>(listStatements.page, [after, limit + 1]);
+export async function readUserPage(db: Database, request: ListRequest & { page: { limit: number } }): Promise<UserPage> {
+  const { sql, values } = findStatement(request);
+  const rows = await db.readUndecoded<PageRow[]>(sql, values);
+  const { limit } = request.page;
   const shown = Math.min(rows.length, limit);
   const array = new UserArrayBuilder(PAGE_CHUNK_BYTES);
   const parts: Buffer[] = [];
@@ -32,5 +38,11 @@ export async function readUserPage(db: Database, after: number, limit: number): 
   }
   parts.push(array.end());
   const body = parts.length === 1 ? parts[0]! : Buffer.concat(parts);
-  return { body, lastId: shown === 0 ? 0 : Number(rows[shown - 1]!.id.toString()), more: rows.length > limit };
+  return rows.length > limit ? { body, next: positionOf(rows[shown - 1]!, request) } : { body };
+}
+
+function positionOf(row: PageRow, request: ListRequest): Position {
+  const id = Number(row.id.toString('latin1'));
+  if (request.sort.field === 'id') return { value: id, id };
+  return { value: row.k == null ? null : row.k.toString('utf8'), id };
 }

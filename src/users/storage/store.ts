@@ -10,6 +10,7 @@ import type { StoreObserver } from './store-observer.js';
 import { UserList, type ListTurn, type StreamedList } from './user-list.js';
 import { UserRecords } from './user-records.js';
 import type { TagCondition } from '../rules/etag.js';
+import type { ListFilter, ListPage, ListRequest } from '../rules/list-request.js';
 import type { UserRow } from '../rules/user.js';
 
 /**
@@ -61,9 +62,19 @@ export class UserStore {
     return this.list.stream(deadline, clientGone);
   }
 
-  /** Up to `limit` users with an id above `after`, by id. */
-  page(after: number, limit: number): Promise<UserPage> {
-    return this.list.page(after, limit);
+  /** See UserList.page. */
+  page(request: ListRequest & { page: ListPage }): Promise<UserPage> {
+    return this.list.page(request);
+  }
+
+  /** See UserList.find. */
+  find(request: ListRequest, clientGone: StopSignal): Promise<StreamedList> {
+    return this.list.find(request, clientGone);
+  }
+
+  /** How many users match the filter. */
+  count(filter: ListFilter): Promise<number> {
+    return this.list.count(filter);
   }
 
   /** True when the database answers and the users table is usable. */

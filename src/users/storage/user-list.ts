@@ -4,7 +4,9 @@ import type { Deadline } from '../../db/deadline.js';
 import type { OpenedRows } from '../../db/row-stream.js';
 import type { StopSignal } from '../../db/stop-signal.js';
 import type { PoolTuning } from '../../db/pool-tuning.js';
-import { LIST_CHUNK_BYTES, listStatements, UserArrayBuilder, type ListRow } from './list-layout.js';
+import type { ListFilter, ListPage, ListRequest } from '../rules/list-request.js';
+import { LIST_CHUNK_BYTES, UserArrayBuilder, type ListRow } from './list-layout.js';
+import { countStatement, findStatement, listStatements, type Statement } from './list-statements.js';
 import { counted, countedStream, sized } from './observed-operations.js';
 import { readUserPage, type UserPage } from './page-read.js';
 import type { StoreObserver } from './store-observer.js';
@@ -17,6 +19,8 @@ export type ListTurn = { body: Buffer } | { release: () => void; deadline: Deadl
 
 /** A list being streamed: its first chunk, and the chunks still to come unless the first was all of it. */
 export type StreamedList = OpenedRows;
+
+const everyUser: Statement = { sql: listStatements.all, values: [] };
 
 /** The most listings one read serves. */
 const MAX_BATCH = 64;
@@ -56,9 +60,22 @@ export class UserList {
     return countedStream(this.observer, 'list', this.read(LIST_CHUNK_BYTES, deadline, clientGone), clientGone);
   }
 
-  /** Up to `limit` users with an id above `after`, by id (see readUserPage). */
-  page(after: number, limit: number): Promise<UserPage> {
-    return counted(this.observer, 'list', readUserPage(this.db, after, limit));
+  /** A page of the users a request asks for (see readUserPage). */
+  page(request: ListRequest & { page: ListPage }): Promise<UserPage> {
+    return counted(this.observer, 'list', readUserPage(this.db, request));
+  }
+
+  /** Every user a request asks for, in its order, streamed alone as `stream` streams the whole list. */
+  find(request: ListRequest, clientGone: StopSignal): Promise<StreamedList> {
+    const found = this.read(LIST_CHUNK_BYTES, this.db.deadlineSince(performance.now()), clientGone, findStatement(request));
+    return countedStream(this.observer, 'list', found, clientGone);
+  }
+
+  /** How many users match the filter. */
+  async count(filter: ListFilter): Promise<number> {
+    const { sql, values } = countStatement(filter);
+    const [row] = await this.db.read<Array<{ total: number | string }>>(sql, values);
+    return Number(row!.total);
   }
 
   /**
@@ -94,9 +111,9 @@ export class UserList {
    * The list in chunks of about `chunkBytes`, once the first is full or the list ended; a failure
    * before then rejects with a StorageError. Destroying the rest (or `stop`) ends the read.
    */
-  private read(chunkBytes: number, deadline: Deadline, stop?: StopSignal): Promise<StreamedList> {
+  private read(chunkBytes: number, deadline: Deadline, stop?: StopSignal, statement: Statement = everyUser): Promise<StreamedList> {
     const array = new UserArrayBuilder(chunkBytes);
     const encoder = { add: (row: ListRow) => array.add(row.json), end: () => array.end() };
-    return this.db.stream(listStatements.all, [], encoder, deadline, stop);
+    return this.db.stream(statement.sql, statement.values, encoder, deadline, stop);
   }
 }

@@ -32,7 +32,7 @@ export interface ApiUser {
   id: number;
   name: string;
   email: string;
-  created_at: string;
+  created_at: string | null;
 }
 
 /**
@@ -40,7 +40,7 @@ export interface ApiUser {
  * from UNIX_TIMESTAMP, so it is independent of any session time zone.
  */
 export async function usersFromDatabase(db: TestDatabase, where = '', values: unknown[] = []): Promise<ApiUser[]> {
-  const rows = await db.query<Array<{ id: number; name: string; email: string; ts: string | number }>>(
+  const rows = await db.query<Array<{ id: number; name: string; email: string; ts: string | number | null }>>(
     `SELECT id, name, email, UNIX_TIMESTAMP(created_at) AS ts FROM users ${where} ORDER BY id`,
     values,
   );
@@ -48,7 +48,7 @@ export async function usersFromDatabase(db: TestDatabase, where = '', values: un
     id: row.id,
     name: row.name,
     email: row.email,
-    created_at: new Date(Number(row.ts) * 1000).toISOString(),
+    created_at: row.ts === null ? null : new Date(Number(row.ts) * 1000).toISOString(),
   }));
 }
 

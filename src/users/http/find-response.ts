@@ -1,0 +1,29 @@
+import type { ServerResponse } from 'node:http';
+import { sendJson } from '../../http/respond.js';
+import type { ListCursors } from '../rules/list-cursor.js';
+import { nextPageLink } from '../rules/list-link.js';
+import type { ListRequest } from '../rules/list-request.js';
+import type { UserStore } from '../storage/store.js';
+import { streamList } from './list-response.js';
+
+/**
+ * The users a list request asks for: one page, with a `next` Link exactly when more users follow,
+ * or all of them streamed. With `Prefer: count=exact`, the number of users matching the filter
+ * (not the page) is counted by a statement of its own, taken beside the list's.
+ */
+export async function sendFoundUsers(res: ServerResponse, store: UserStore, request: ListRequest, cursors: ListCursors): Promise<void> {
+  const counting = request.count ? store.count(request.filter) : undefined;
+  const { page } = request;
+  if (page) {
+    const [found, total] = await Promise.all([store.page({ ...request, page }), counting]);
+    const headers = countHeaders(total);
+    if (found.next) headers.Link = nextPageLink({ ...request, page }, found.next, cursors);
+    return sendJson(res, 200, found.body, headers);
+  }
+  const total = await counting;
+  await streamList(res, (clientGone) => store.find(request, clientGone), countHeaders(total));
+}
+
+function countHeaders(total: number | undefined): Record<string, string> {
+  return total === undefined ? {} : { 'X-Total-Count': String(total), 'Preference-Applied': 'count=exact' };
+}

@@ -1,0 +1,102 @@
+import type { ListFilter, ListRequest, Position, SortField, SortOrder } from '../rules/list-request.js';
+import { listRow } from './list-layout.js';
+
+/**
+ * The statements that read the list, in rows laid out as list-layout.ts describes. A request's
+ * statement is built from its shape (which filters, which sort, whether paged); its values are
+ * always bound. Every order ends with the id, so it is total, and a page starts after the last
+ * row of the one before by comparing with that row's sort value and id (keyset, never offset):
+ * the indexes on name, email and created_at hold the id too, so each page is one range read.
+ */
+
+export interface Statement {
+  sql: string;
+  values: unknown[];
+}
+
+export const listStatements = {
+  /** Every user by id, one row (`json`) per user. */
+  all: `SELECT ${listRow} AS json FROM users ORDER BY id`,
+} as const;
+
+/** A page's sort value, as a cursor carries it: created_at to the microsecond, whatever the column's precision. */
+const sortValue: Record<SortField, string> = {
+  id: 'id',
+  name: 'name',
+  email: 'email',
+  created_at: "DATE_FORMAT(created_at, '%Y-%m-%d %H:%i:%s.%f')",
+};
+
+/**
+ * The users a request asks for, in its order: all of them (one `json` column per row), or a page
+ * of `limit` plus one more row that tells whether another page follows (with `id`, and `k`, the
+ * sort value, unless sorted by id).
+ */
+export function findStatement(request: ListRequest): Statement {
+  const { sort, page } = request;
+  const values: unknown[] = [];
+  const conditions = filterConditions(request.filter, values);
+  if (page?.after) conditions.push(positionCondition(sort, page.after, values));
+  const where = conditions.length === 0 ? '' : ` WHERE ${conditions.join(' AND ')}`;
+  const order = ` ORDER BY ${orderBy(sort)}`;
+  if (!page) return { sql: `SELECT ${listRow} AS json FROM users${where}${order}`, values };
+  values.push(page.limit + 1);
+  const key = sort.field === 'id' ? '' : `${sortValue[sort.field]} AS k, `;
+  return { sql: `SELECT id, ${key}${listRow} AS json FROM users${where}${order} LIMIT ?`, values };
+}
+
+/** How many users match the filter (`total`). */
+export function countStatement(filter: ListFilter): Statement {
+  const values: unknown[] = [];
+  const conditions = filterConditions(filter, values);
+  const where = conditions.length === 0 ? '' : ` WHERE ${conditions.join(' AND ')}`;
+  return { sql: `SELECT COUNT(*) AS total FROM users${where}`, values };
+}
+
+function filterConditions(filter: ListFilter, values: unknown[]): string[] {
+  const conditions: string[] = [];
+  if (filter.email !== undefined) {
+    conditions.push('email = ?');
+    values.push(filter.email);
+  }
+  if (filter.q !== undefined) {
+    const pattern = `%${likeLiteral(filter.q)}%`;
+    conditions.push(`(name LIKE ? ESCAPE '!' OR email LIKE ? ESCAPE '!')`);
+    values.push(pattern, pattern);
+  }
+  if (filter.prefix !== undefined) {
+    const pattern = `${likeLiteral(filter.prefix)}%`;
+    conditions.push(`(name LIKE ? ESCAPE '!' OR email LIKE ? ESCAPE '!')`);
+    values.push(pattern, pattern);
+  }
+  return conditions;
+}
+
+/** The text as a LIKE pattern that matches it literally: `%` and `_` are not wildcards here. */
+function likeLiteral(text: string): string {
+  return text.replace(/[!%_]/g, '!$&');
+}
+
+function orderBy({ field, descending }: SortOrder): string {
+  const direction = descending ? ' DESC' : '';
+  return field === 'id' ? `id${direction}` : `${field}${direction}, id${direction}`;
+}
+
+/**
+ * The rows after `position` in the sort order. NULL sorts first ascending and last descending,
+ * as MariaDB orders it; name, email and created_at may be NULL in tables written by other clients.
+ */
+function positionCondition({ field, descending }: SortOrder, { value, id }: Position, values: unknown[]): string {
+  const beyond = descending ? '<' : '>';
+  if (field === 'id') {
+    values.push(id);
+    return `id ${beyond} ?`;
+  }
+  if (value === null) {
+    values.push(id);
+    return descending ? `(${field} IS NULL AND id < ?)` : `(${field} IS NOT NULL OR id > ?)`;
+  }
+  values.push(value, value, id);
+  const later = `${field} ${beyond} ? OR (${field} = ? AND id ${beyond} ?)`;
+  return descending ? `(${later} OR ${field} IS NULL)` : `(${later})`;
+}
