@@ -12,7 +12,7 @@ import { plainListSql } from './database.js';
 import { findStatement } from '../src/users/storage/list-statements.js';
 import { DEFAULT_SORT } from '../src/users/rules/list-request.js';
 import { Tally } from './measurement.js';
-import { PAGE_SIZE, pageAfter, scenarioNamed, userFields, userId } from './workload.js';
+import { lookedUpEmail, PAGE_SIZE, pageAfter, scenarioNamed, SEARCH_PAGE_SIZE, searchText, userFields, userId } from './workload.js';
 
 export interface DbDirectJob {
   db: DbConfig;
@@ -52,6 +52,16 @@ async function perform(n: number): Promise<boolean> {
       const page = findStatement({ filter: {}, sort: DEFAULT_SORT, page: { limit: PAGE_SIZE, after: { value: after, id: after } }, count: false });
       const rows = (await queryRaw(page.sql, page.values)) as unknown[];
       return rows.length === Math.min(PAGE_SIZE + 1, scenario.tableRows - after);
+    }
+    case 'email': {
+      // The whole-list form the service streams for an unpaged find, rows as bytes: one user has the email.
+      const found = findStatement({ filter: { email: lookedUpEmail(n) }, sort: DEFAULT_SORT, count: false });
+      return ((await queryRaw(found.sql, found.values)) as unknown[]).length === 1;
+    }
+    case 'search': {
+      // The service's page read of a search: every text matches thousands, so the page and one more row are full.
+      const found = findStatement({ filter: { q: searchText(n) }, sort: DEFAULT_SORT, page: { limit: SEARCH_PAGE_SIZE }, count: false });
+      return ((await queryRaw(found.sql, found.values)) as unknown[]).length === SEARCH_PAGE_SIZE + 1;
     }
     case 'create': {
       const { name, email } = userFields(n);

@@ -2,7 +2,7 @@ import autocannon, { type Context, type RequestData, type Result } from 'autocan
 import { Tally, type Measurement } from './measurement.js';
 import { readCpuSeconds } from './proc.js';
 import type { BenchOptions } from './options.js';
-import { PAGE_SIZE, pageAfter, type Scenario, userFields, userId } from './workload.js';
+import { lookedUpEmail, PAGE_SIZE, pageAfter, type Scenario, SEARCH_PAGE_SIZE, searchText, userFields, userId } from './workload.js';
 
 interface HttpOperation {
   method: string;
@@ -22,6 +22,14 @@ export function httpOperation(scenario: Scenario, n: number, password: string): 
       return {
         method: 'GET',
         path: `/api/users?pwd=${encodeURIComponent(password)}&limit=${PAGE_SIZE}&after=${pageAfter(n)}`,
+        expectedStatus: 200,
+      };
+    case 'email':
+      return { method: 'GET', path: `/api/users?pwd=${encodeURIComponent(password)}&email=${encodeURIComponent(lookedUpEmail(n))}`, expectedStatus: 200 };
+    case 'search':
+      return {
+        method: 'GET',
+        path: `/api/users?pwd=${encodeURIComponent(password)}&q=${encodeURIComponent(searchText(n))}&limit=${SEARCH_PAGE_SIZE}`,
         expectedStatus: 200,
       };
     case 'create':

@@ -2,12 +2,14 @@
  * What each scenario does, as a sequence of numbered operations. The HTTP load and db-direct both
  * derive their n-th request from the same functions, so they run the same statements with the same values.
  */
-export type OperationKind = 'get' | 'list' | 'page' | 'create' | 'update';
+export type OperationKind = 'get' | 'list' | 'page' | 'email' | 'search' | 'create' | 'update';
 
 export interface Scenario {
   name: string;
   /** Users in the table when the scenario starts: ids 1..tableRows. */
   tableRows: number;
+  /** Whether any of its operations writes; a table only read can serve the next run as it is. */
+  writes: boolean;
   kindOf(n: number): OperationKind;
 }
 
@@ -17,15 +19,21 @@ export const ROTATING_IDS = 1000;
 /** Users per page in the list-page scenario, and the table it pages through. */
 export const PAGE_SIZE = 100;
 const PAGED_TABLE_ROWS = 10_000;
+/** The table the finding scenarios search: large enough that only an index makes a lookup cheap. */
+export const FINDING_TABLE_ROWS = 1_000_000;
+/** Users per page in the search scenario, as a search box would show them. */
+export const SEARCH_PAGE_SIZE = 20;
 
 export const scenarios: readonly Scenario[] = [
-  { name: 'get-one', tableRows: ROTATING_IDS, kindOf: () => 'get' },
-  { name: 'list', tableRows: 10, kindOf: () => 'list' },
-  { name: 'list-large', tableRows: 1000, kindOf: () => 'list' },
-  { name: 'list-page', tableRows: PAGED_TABLE_ROWS, kindOf: () => 'page' },
-  { name: 'create', tableRows: ROTATING_IDS, kindOf: () => 'create' },
-  { name: 'update', tableRows: ROTATING_IDS, kindOf: () => 'update' },
-  { name: 'mixed', tableRows: ROTATING_IDS, kindOf: mixedKind },
+  { name: 'get-one', tableRows: ROTATING_IDS, writes: false, kindOf: () => 'get' },
+  { name: 'list', tableRows: 10, writes: false, kindOf: () => 'list' },
+  { name: 'list-large', tableRows: 1000, writes: false, kindOf: () => 'list' },
+  { name: 'list-page', tableRows: PAGED_TABLE_ROWS, writes: false, kindOf: () => 'page' },
+  { name: 'find-email', tableRows: FINDING_TABLE_ROWS, writes: false, kindOf: () => 'email' },
+  { name: 'search', tableRows: FINDING_TABLE_ROWS, writes: false, kindOf: () => 'search' },
+  { name: 'create', tableRows: ROTATING_IDS, writes: true, kindOf: () => 'create' },
+  { name: 'update', tableRows: ROTATING_IDS, writes: true, kindOf: () => 'update' },
+  { name: 'mixed', tableRows: ROTATING_IDS, writes: true, kindOf: mixedKind },
 ];
 
 /** 80% get-one, 10% create, 10% update, interleaved. */
@@ -56,5 +64,27 @@ export function seededUser(i: number): [name: string, email: string] {
 
 /** The n-th page's `after`: spread pseudo-randomly over the table (the same for every driver), so pages start at any depth. */
 export function pageAfter(n: number): number {
-  return (Math.imul(n + 1, 2654435761) >>> 0) % PAGED_TABLE_ROWS;
+  return spread(n, PAGED_TABLE_ROWS);
+}
+
+/**
+ * The email the n-th lookup asks for: an existing user's, ROTATING_IDS of them spread over the
+ * finding table (the same for every driver; wrk cycles through a multiple of ROTATING_IDS requests).
+ */
+export function lookedUpEmail(n: number): string {
+  return seededUser(spread(n % ROTATING_IDS, FINDING_TABLE_ROWS) + 1)[1];
+}
+
+/**
+ * The n-th search's text: a two-digit number, 10 to 99. Each is in the names and emails of about
+ * one user in twenty (ids such as 42, 142, 420-429), so a page of SEARCH_PAGE_SIZE fills within the
+ * first 1 000-1 200 users in id order, and it is a true substring search: no index serves it.
+ */
+export function searchText(n: number): string {
+  return String(10 + (n % 90));
+}
+
+/** A pseudo-random number in 0..range-1 for n, the same for every driver. */
+function spread(n: number, range: number): number {
+  return (Math.imul(n + 1, 2654435761) >>> 0) % range;
 }
