@@ -9,7 +9,7 @@ export type LoadGenerator = 'auto' | 'wrk' | 'autocannon';
 export type ListClient = 'auto' | 'curl' | 'node';
 
 export interface BenchOptions {
-  mode: 'throughput' | 'memory' | 'cluster';
+  mode: 'throughput' | 'memory' | 'cluster' | 'finding';
   durationSec: number;
   connections: number;
   /** Alternating runs of each side; the median is reported. */
@@ -19,8 +19,10 @@ export interface BenchOptions {
   scenarios: string[];
   /** Where the service's request log goes: /dev/null, a pipe the benchmark drains, or nowhere (logger off). */
   serviceLog: ServiceLog;
-  /** Users loaded for the memory mode. */
+  /** Users loaded for the memory and finding modes. */
   rows: number;
+  /** Finding mode: how many times each request is timed; the median is reported. */
+  tries: number;
   load: LoadGenerator;
   listClient: ListClient;
   /** Run the service under `node --cpu-prof`. */
@@ -35,8 +37,10 @@ export interface BenchOptions {
 }
 
 export const usage = `Usage: npx tsx bench/run.ts [options]
-  --mode throughput|memory|cluster  what to measure (default throughput); cluster: the scenarios on
-                             one Galera node and on a 3-node Galera cluster, in the same run
+  --mode throughput|memory|cluster|finding  what to measure (default throughput); cluster: the
+                             scenarios on one Galera node and on a 3-node Galera cluster, in the
+                             same run; finding: the latency of each way of finding users, one
+                             request at a time, on --rows users
   --workers <n>              the service's WORKERS (default 1)
   --duration <s>             seconds per measurement (default 5)
   --connections <n>          concurrent connections / loops (default 32)
@@ -45,7 +49,8 @@ export const usage = `Usage: npx tsx bench/run.ts [options]
   --scenarios <a,b>          subset of: ${scenarios.map((s) => s.name).join(', ')}
   --service-log null|pipe|off  service stdout to /dev/null, to a drained pipe, or logger off (default null)
   --load auto|wrk|autocannon HTTP load generator; auto is wrk when installed (default auto)
-  --rows <n>                 users loaded in memory mode (default 1000000)
+  --rows <n>                 users loaded in memory and finding modes (default 1000000)
+  --tries <n>                finding mode: times each request is timed, the median reported (default 7)
   --list-client auto|curl|node  what fetches the list in memory mode; auto is curl when installed (default auto)
   --profile                  write a CPU profile of the service to bench/results/profiles/
   --metrics                  service with METRICS=on, /metrics scraped every second while it is measured
@@ -66,6 +71,7 @@ export function parseOptions(argv: string[]): BenchOptions {
       'service-log': { type: 'string', default: 'null' },
       load: { type: 'string', default: 'auto' },
       rows: { type: 'string', default: '1000000' },
+      tries: { type: 'string', default: '7' },
       'list-client': { type: 'string', default: 'auto' },
       profile: { type: 'boolean', default: false },
       metrics: { type: 'boolean', default: false },
@@ -88,7 +94,7 @@ export function parseOptions(argv: string[]): BenchOptions {
   if (values.baseline !== undefined && values.mode !== 'throughput') fail('--baseline is for the throughput mode');
   if (values.baseline !== undefined && values['service-log'] === 'off') fail('--baseline needs the real entry point on both sides: --service-log null or pipe');
   return {
-    mode: oneOf(values.mode, ['throughput', 'memory', 'cluster'] as const, 'mode'),
+    mode: oneOf(values.mode, ['throughput', 'memory', 'cluster', 'finding'] as const, 'mode'),
     durationSec: positive(values.duration, 'duration'),
     connections: Math.round(positive(values.connections, 'connections')),
     warmupSec: positive(values.warmup, 'warmup', true),
@@ -97,6 +103,7 @@ export function parseOptions(argv: string[]): BenchOptions {
     serviceLog: oneOf(values['service-log'], ['null', 'pipe', 'off'] as const, 'service-log'),
     load: oneOf(values.load, ['auto', 'wrk', 'autocannon'] as const, 'load'),
     rows: Math.round(positive(values.rows, 'rows')),
+    tries: Math.round(positive(values.tries, 'tries')),
     listClient: oneOf(values['list-client'], ['auto', 'curl', 'node'] as const, 'list-client'),
     profile: values.profile,
     metrics: values.metrics,

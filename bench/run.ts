@@ -1,5 +1,6 @@
-/** `npm run bench`: see bench/options.ts for the flags, bench/throughput.ts, memory.ts and cluster.ts for the modes. */
+/** `npm run bench`: see bench/options.ts for the flags, bench/throughput.ts, memory.ts, cluster.ts and finding-costs.ts for the modes. */
 import { runCluster } from './cluster.js';
+import { runFinding } from './finding-costs.js';
 import { cleanUp, guardRun } from './lifecycle.js';
 import { runMemory } from './memory.js';
 import { parseOptions, type BenchOptions } from './options.js';
@@ -12,7 +13,7 @@ guardRun(deadlineMs(options));
 let exitCode = 0;
 try {
   prepareRunner(options.runner);
-  const run = { memory: runMemory, throughput: runThroughput, cluster: runCluster }[options.mode];
+  const run = { memory: runMemory, throughput: runThroughput, cluster: runCluster, finding: runFinding }[options.mode];
   await run(options);
 } catch (error) {
   console.error(error);
@@ -25,6 +26,8 @@ process.exit(exitCode);
 /** Generous for the work asked, but finite: the run never hangs. */
 function deadlineMs(o: BenchOptions): number {
   if (o.mode === 'memory') return (120 + o.rows / 5000) * 1000;
+  // Twelve requests a round; the slowest scan a million users, a second or two each on a busy machine.
+  if (o.mode === 'finding') return (120 + o.rows / 5000 + (o.tries + 1) * 12 * (2 + o.rows / 250_000)) * 1000;
   const run = o.warmupSec + o.durationSec;
   // Starting two Galera clusters takes up to a minute on a busy machine.
   if (o.mode === 'cluster') return (180 + o.scenarios.length * o.repeat * 2 * (run + 20)) * 1000;
