@@ -1,6 +1,6 @@
 /**
- * Every SQL statement the service sends, in one place, but the list's: those live with the parser
- * that reads their rows (users/storage/list-layout.ts). Values always travel as parameters (bound
+ * Every SQL statement the service sends, in one place, but the list's: those live beside the parser
+ * that reads their rows (users/storage/list-statements.ts and list-layout.ts). Values always travel as parameters (bound
  * by the server; in the streamed reads, which use the text protocol, escaped by mysql2); only
  * identifiers validated at start-up (the database name, a generated table name) and placeholder
  * counts are interpolated. Batch statements are built once per size and reused, so each size is

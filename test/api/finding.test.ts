@@ -63,6 +63,27 @@ describe('email=: the users with exactly that email', () => {
   });
 });
 
+describe('email= lookups are coalesced like reads by id, each answered on its own', () => {
+  test('40 concurrent lookups of different emails, spellings and misses each get exactly their users', async () => {
+    const emails = ['john@example.com', 'JANE@example.com', 'Anna.Lee@example.COM', 'nobody@example.com', 'bob@EXAMPLE.com'];
+    const asked = Array.from({ length: 40 }, (_, i) => emails[i % emails.length]!);
+    const answers = await Promise.all(asked.map((email) => list(`&email=${encodeURIComponent(email)}`)));
+    for (const [i, res] of answers.entries()) {
+      assert.equal(res.status, 200);
+      assert.deepEqual(res.json, await usersFromDatabase(service.db, 'WHERE email = ?', [asked[i]]), asked[i]);
+    }
+  });
+  test('an email more than 1000 users share is streamed whole, in id order', async () => {
+    const values = Array.from({ length: 1001 }, (_, i) => `('Shared ${i}', 'Shared@Crowd.example')`);
+    await service.db.query(`INSERT INTO users (name, email) VALUES ${values.join(',')}`);
+    const res = await list('&email=shared%40crowd.example');
+    assert.equal(res.status, 200);
+    assert.deepEqual(ids(res), await idsWhere("WHERE email = 'shared@crowd.example'"));
+    assert.equal(ids(res).length, 1001);
+    await service.db.query("DELETE FROM users WHERE email = 'shared@crowd.example'");
+  });
+});
+
 describe('q=: name or email contains the text, case-insensitively', () => {
   const rows: Array<[string, string]> = [
     ['anna', "WHERE name LIKE '%anna%' OR email LIKE '%anna%'"],

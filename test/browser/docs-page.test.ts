@@ -120,13 +120,26 @@ describe('the API reference at /apidocs, used in Chromium as a person would', { 
       assert.deepEqual([refused.status, refused.body], [400, { error: 'after requires limit' }]);
     }));
 
+  test('listUsers via "Try it out" with email: 200 with the one user who has it, found case-insensitively', () =>
+    withDocs(async (page) => {
+      const panel = new OperationPanel(page, 'listUsers');
+      await panel.tryItOut();
+      await panel.fill({ pwd: TEST_PASSWORD, email: 'JANE@example.com' });
+      const found = await panel.execute();
+      assert.equal(found.status, 200, JSON.stringify(found));
+      assert.equal(found.requestUrl, `${service.baseUrl}/api/users?pwd=${TEST_PASSWORD}&email=JANE%40example.com`);
+      const jane = (await service.db.users()).filter((user) => user.email === 'jane@example.com');
+      assert.equal(jane.length, 1);
+      assert.deepEqual((found.body as Array<{ id: number; email: string }>).map((user) => [user.id, user.email]), [[jane[0]!.id, 'jane@example.com']]);
+    }));
+
   test('getUser via "Try it out": 200 with the user for id 1, 404 for an unknown id', () =>
     withDocs(async (page) => {
       const panel = new OperationPanel(page, 'getUser');
       await panel.tryItOut();
       await panel.fill({ id: '1' });
       const found = await panel.execute();
-      assert.equal(found.status, 200);
+      assert.equal(found.status, 200, JSON.stringify(found));
       assert.equal(found.requestUrl, `${service.baseUrl}/api/users/1`);
       const { created_at: _createdAt, ...shown } = found.body as Record<string, unknown>;
       assert.deepEqual(shown, { id: 1, ...(await userRow(1)) });

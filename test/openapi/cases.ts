@@ -129,10 +129,25 @@ const normalCases = (mode: ApiCompat): Case[] => [
     [200],
     send('GET', `/api/users?pwd=${TEST_PASSWORD}&limit=2`),
   ),
+  row(
+    'listUsers',
+    'GET /api/users with q, sort=-name, limit=1 and Prefer: count=exact -> 200, a page with a cursor Link and X-Total-Count',
+    [200],
+    send('GET', `/api/users?pwd=${TEST_PASSWORD}&q=e&sort=-name&limit=1`, undefined, { prefer: 'count=exact' }),
+  ),
+  row('listUsers', 'GET /api/users with email= -> 200, the users with that email', [200], send('GET', `/api/users?pwd=${TEST_PASSWORD}&email=jane%40example.com`)),
   ...[
     ['limit=0', 'limitInvalid'],
     ['limit=2&after=x', 'afterInvalid'],
     ['after=3', 'afterWithoutLimit'],
+    ['sort=age', 'sortInvalid'],
+    ['q=', 'findTextInvalid'],
+    [`email=${'e'.repeat(101)}`, 'findEmailInvalid'],
+    ['sort=id&sort=name', 'parameterRepeated'],
+    ['limit=2&sort=name&cursor=bm90IG1pbmU.AAAAAAAAAAAAAAAAAAAAAA', 'cursorInvalid'],
+    ['sort=name&cursor=x', 'cursorWithoutLimit'],
+    ['limit=2&sort=name&after=2', 'afterNeedsIdSort'],
+    ['limit=2&after=2&cursor=x', 'afterWithCursor'],
   ].map(([query, example]) =>
     row('listUsers', `GET /api/users with the password and ${query} -> 400 ${example}`, [400, example], send('GET', `/api/users?pwd=${TEST_PASSWORD}&${query}`)),
   ),
@@ -241,6 +256,8 @@ const normalCases = (mode: ApiCompat): Case[] => [
 /** Storage calls that take paths of their own: a page of the list, and writes conditional on the version. */
 const otherStorageCalls: Array<[operationId: string, what: string, sender: Case['send']]> = [
   ['listUsers', 'GET /api/users with limit=2', send('GET', `/api/users?pwd=${TEST_PASSWORD}&limit=2`)],
+  ['listUsers', 'GET /api/users with q and sort=name (streamed)', send('GET', `/api/users?pwd=${TEST_PASSWORD}&q=e&sort=name`)],
+  ['listUsers', 'GET /api/users with Prefer: count=exact', send('GET', `/api/users?pwd=${TEST_PASSWORD}&limit=2`, undefined, { prefer: 'count=exact' })],
   ['updateUser', 'PUT /api/users/1 with If-Match: *', send('PUT', '/api/users/1', validUser, { 'if-match': '*' })],
   ['deleteUser', 'DELETE /api/users/1 with If-Match: *', send('DELETE', '/api/users/1', undefined, { 'if-match': '*' })],
 ];

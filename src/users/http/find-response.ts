@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http';
 import { sendJson } from '../../http/respond.js';
 import type { ListCursors } from '../rules/list-cursor.js';
 import { nextPageLink } from '../rules/list-link.js';
-import type { ListRequest } from '../rules/list-request.js';
+import { pagesById, type ListRequest } from '../rules/list-request.js';
 import type { UserStore } from '../storage/store.js';
 import { streamList } from './list-response.js';
 
@@ -20,8 +20,18 @@ export async function sendFoundUsers(res: ServerResponse, store: UserStore, requ
     if (found.next) headers.Link = nextPageLink({ ...request, page }, found.next, cursors);
     return sendJson(res, 200, found.body, headers);
   }
+  if (isEmailLookup(request)) {
+    const body = await store.lookUpEmail(request.filter.email);
+    if (body) return sendJson(res, 200, body);
+  }
   const total = await counting;
   await streamList(res, (clientGone) => store.find(request, clientGone), countHeaders(total));
+}
+
+/** The commonest finding, a user by email, is answered as a read by id is: coalesced with others. */
+function isEmailLookup(request: ListRequest): request is ListRequest & { filter: { email: string } } {
+  const { filter, sort, page, count } = request;
+  return filter.email !== undefined && filter.q === undefined && filter.prefix === undefined && pagesById(sort) && !page && !count;
 }
 
 function countHeaders(total: number | undefined): Record<string, string> {

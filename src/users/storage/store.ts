@@ -5,6 +5,7 @@ import type { StopSignal } from '../../db/stop-signal.js';
 import { defaultTuning, type PoolTuning } from '../../db/pool-tuning.js';
 import { sql } from '../../db/statements.js';
 import type { Change, WriteOutcome } from './conditional-writes.js';
+import { EmailLookups } from './email-lookups.js';
 import type { UserPage } from './page-read.js';
 import type { StoreObserver } from './store-observer.js';
 import { UserList, type ListTurn, type StreamedList } from './user-list.js';
@@ -21,11 +22,13 @@ export class UserStore {
   private readonly db: Database;
   private readonly records: UserRecords;
   private readonly list: UserList;
+  private readonly emails: EmailLookups;
 
   constructor(pool: ConnectionSource, tuning: PoolTuning = defaultTuning, observer?: StoreObserver) {
     this.db = new Database(pool, tuning.operationTimeoutMs, tuning.trustAnsweredWithinMs);
     this.records = new UserRecords(this.db, tuning, observer);
     this.list = new UserList(this.db, tuning, observer);
+    this.emails = new EmailLookups(this.db, tuning, observer);
   }
 
   get(id: number): Promise<UserRow | undefined> {
@@ -70,6 +73,11 @@ export class UserStore {
   /** See UserList.find. */
   find(request: ListRequest, clientGone: StopSignal): Promise<StreamedList> {
     return this.list.find(request, clientGone);
+  }
+
+  /** See EmailLookups.find. */
+  lookUpEmail(email: string): Promise<Buffer | undefined> {
+    return this.emails.find(email);
   }
 
   /** How many users match the filter. */
