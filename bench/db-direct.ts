@@ -3,16 +3,12 @@
  * through a mysql2 pool configured as the service's (same size, prepared statements via execute),
  * with no HTTP in between. Reads its job from BENCH_JOB and prints a Measurement as JSON.
  */
-import type { ResultSetHeader } from 'mysql2';
 import type { DbConfig } from '../src/config/environment.js';
 import { createPool, endPool } from '../src/db/pool.js';
 import { defaultTuning } from '../src/db/pool-tuning.js';
-import { sql } from '../src/db/statements.js';
-import { plainListSql } from './database.js';
-import { findStatement } from '../src/users/storage/list-statements.js';
-import { DEFAULT_SORT } from '../src/users/rules/list-request.js';
+import { directOperation } from './direct-operations.js';
 import { Tally } from './measurement.js';
-import { lookedUpEmail, PAGE_SIZE, pageAfter, scenarioNamed, SEARCH_PAGE_SIZE, searchText, userFields, userId } from './workload.js';
+import { scenarioNamed } from './workload.js';
 
 export interface DbDirectJob {
   db: DbConfig;
@@ -41,37 +37,9 @@ function queryRaw(statement: string, values: unknown[]): Promise<unknown> {
 
 /** Runs the n-th operation; true when its result is the one the HTTP answer would be built from. */
 async function perform(n: number): Promise<boolean> {
-  switch (scenario.kindOf(n)) {
-    case 'get':
-      return ((await execute(sql.getUser, [userId(n)])) as unknown[]).length === 1;
-    case 'list':
-      return ((await execute(plainListSql, [])) as unknown[]).length === scenario.tableRows;
-    case 'page': {
-      // The service's own page read, rows as bytes: one row beyond the page tells whether a next link is due.
-      const after = pageAfter(n);
-      const page = findStatement({ filter: {}, sort: DEFAULT_SORT, page: { limit: PAGE_SIZE, after: { value: after, id: after } }, count: false });
-      const rows = (await queryRaw(page.sql, page.values)) as unknown[];
-      return rows.length === Math.min(PAGE_SIZE + 1, scenario.tableRows - after);
-    }
-    case 'email': {
-      // The whole-list form the service streams for an unpaged find, rows as bytes: one user has the email.
-      const found = findStatement({ filter: { email: lookedUpEmail(n) }, sort: DEFAULT_SORT, count: false });
-      return ((await queryRaw(found.sql, found.values)) as unknown[]).length === 1;
-    }
-    case 'search': {
-      // The service's page read of a search: every text matches thousands, so the page and one more row are full.
-      const found = findStatement({ filter: { q: searchText(n) }, sort: DEFAULT_SORT, page: { limit: SEARCH_PAGE_SIZE }, count: false });
-      return ((await queryRaw(found.sql, found.values)) as unknown[]).length === SEARCH_PAGE_SIZE + 1;
-    }
-    case 'create': {
-      const { name, email } = userFields(n);
-      return ((await execute(sql.createUser, [name, email])) as ResultSetHeader).affectedRows === 1;
-    }
-    case 'update': {
-      const { name, email } = userFields(n);
-      return ((await execute(sql.updateUser, [name, email, userId(n)])) as ResultSetHeader).affectedRows === 1;
-    }
-  }
+  const operation = directOperation(scenario, n);
+  const run = operation.protocol === 'execute' ? execute : queryRaw;
+  return operation.expected(await run(operation.sql, operation.values));
 }
 
 let next = 0;
