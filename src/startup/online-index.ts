@@ -27,7 +27,7 @@ export async function addIndexOnline(session: SchemaSession, addition: IndexAddi
 
 async function add(session: SchemaSession, { index, statement }: IndexAddition, logger: Logger, fields: LogFields): Promise<void> {
   try {
-    await session.change(statement);
+    await session.long(statement);
   } catch (error) {
     const errno = (error as { errno?: unknown }).errno as number;
     if (ONLINE_REFUSED.has(errno) && statement !== lockingForm(statement)) {

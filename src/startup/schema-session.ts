@@ -6,8 +6,8 @@ import { UnusableSchemaError } from './unusable-schema.js';
 export interface SchemaSession {
   /** A statement the database should answer soon; a database that does not fails the attempt, which is retried. */
   query<T = Array<Record<string, unknown>>>(statement: string, values?: unknown[]): Promise<T>;
-  /** A schema change: an index build lasts as long as the table is large, so it has no time limit. */
-  change(statement: string): Promise<void>;
+  /** A statement whose time grows with the table (an index build, a scan of every email): no time limit. */
+  long<T = Array<Record<string, unknown>>>(statement: string): Promise<T>;
 }
 
 /** Each bounded set-up statement gets this long. */
@@ -48,8 +48,9 @@ function sessionOn(connection: Connection): SchemaSession {
       const [rows] = await connection.query({ sql: statement, values, timeout: STATEMENT_TIMEOUT_MS });
       return rows as T;
     },
-    change: async (statement) => {
-      await connection.query(statement);
+    long: async <T>(statement: string) => {
+      const [rows] = await connection.query(statement);
+      return rows as T;
     },
   };
 }

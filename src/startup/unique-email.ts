@@ -40,7 +40,7 @@ export async function reconcileUniqueEmail(session: SchemaSession, uniqueEmail: 
 
 /** The number of emails used by more than one user. */
 export async function duplicatedEmails(session: SchemaSession): Promise<number> {
-  const [{ n }] = await session.query<[{ n: unknown }]>(sql.countDuplicatedEmails);
+  const [{ n }] = await session.long<[{ n: unknown }]>(sql.countDuplicatedEmails);
   return Number(n);
 }
 

@@ -1,11 +1,15 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import mysql from 'mysql2/promise';
 import { createApp } from '../../src/app.js';
+import { findServerBinaries, startPrivateServer } from '../../src/embedded-db/index.js';
 import { createLogger } from '../../src/log/logger.js';
+import { migrationLockName } from '../../src/startup/migration-lock.js';
 import { UnusableSchemaError } from '../../src/startup/unusable-schema.js';
 import { ServiceProcess } from '../helpers/child-service.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
-import { isRunning } from '../helpers/mariadb-processes.js';
+import { createTestDatabase, testServer, type TestDatabase } from '../helpers/database.js';
+import { embeddedWorkDir, isRunning, serversOn } from '../helpers/mariadb-processes.js';
+import { waitUntil } from '../helpers/poll-until.js';
 import { dbEnv } from '../helpers/run-script.js';
 import { TEST_PASSWORD } from '../helpers/service.js';
 import { workerPids } from '../helpers/service-workers.js';
@@ -74,25 +78,55 @@ describe('a schema the service cannot use stops the start', () => {
     });
   }
 
-  test('with WORKERS=2 no worker outlives the primary that stopped', async () => {
+  test('with WORKERS=2 the workers, listening by then, are stopped with the primary', async () => {
     const db = await createTestDatabase('mig_unusable_workers');
+    const holder = await mysql.createConnection(testServer);
     try {
       await createOldSchema(db);
-      await db.query('ALTER TABLE users DROP COLUMN name');
-      const child = new ServiceProcess({ ...dbEnv(db.config), PORT: '0', HOST: '127.0.0.1', ACCESS_PASSWORD: TEST_PASSWORD, WORKERS: '2' });
+      await db.query("INSERT INTO users (name, email) VALUES ('Again', 'john@example.com')");
+      // The duplicates are counted under the migration lock: holding it keeps the primary waiting until both workers listen.
+      const lock = migrationLockName(db.config.database);
+      await holder.query('SELECT GET_LOCK(?, 10)', [lock]);
+      const child = new ServiceProcess({ ...dbEnv(db.config), PORT: '0', HOST: '127.0.0.1', ACCESS_PASSWORD: TEST_PASSWORD, WORKERS: '2', UNIQUE_EMAIL: 'on' });
       try {
-        await child.logEntry('starting workers');
+        await child.logEntry('waiting for another instance to finish the schema migrations');
+        await waitUntil('both workers to listen', () => logged(child.lines, 'listening').length === 2, { timeoutMs: 30_000 });
         const workers = workerPids(child.pid);
-        assert.equal(workers.length, 2, 'both workers were forked');
+        assert.equal(workers.length, 2);
+        await holder.query('SELECT RELEASE_LOCK(?)', [lock]);
         const { code } = await child.exited;
         assert.equal(code, 1);
-        assert.match(oneLine(child.stderr), /lacks the column name/);
+        assert.match(oneLine(child.stderr), /^UNIQUE_EMAIL=on, but 1 email is used by more than one user; list them with: /);
         for (const pid of workers) assert.equal(isRunning(pid), false, `worker ${pid} is gone`);
       } finally {
         await child.stop();
       }
     } finally {
+      await holder.end();
       await db.drop();
+    }
+  });
+
+  test('with the embedded database, a table the service cannot use stops the start and the embedded database with it', async () => {
+    const { workDir, dataDir } = embeddedWorkDir('usvc-mig-embedded-');
+    const server = await startPrivateServer({ dataDir, binaries: findServerBinaries() });
+    try {
+      const admin = await mysql.createConnection({ socketPath: server.socketPath, user: 'root' });
+      await admin.query('CREATE DATABASE restapi');
+      await admin.query('CREATE TABLE restapi.users (id INT AUTO_INCREMENT PRIMARY KEY, name VARCHAR(100) NOT NULL, email VARCHAR(100) NOT NULL)');
+      await admin.end();
+    } finally {
+      await server.stop();
+    }
+    const child = new ServiceProcess({ PORT: '0', HOST: '127.0.0.1', ACCESS_PASSWORD: TEST_PASSWORD }, 'src/main.ts', { cwd: workDir, args: ['--embedded-by-default'] });
+    try {
+      await child.logEntry('listening', 60_000);
+      const { code } = await child.exited;
+      assert.equal(code, 1);
+      assert.equal(oneLine(child.stderr), 'The table restapi.users cannot be used: it lacks the column created_at (TIMESTAMP or DATETIME)');
+      assert.deepEqual(serversOn(dataDir), [], 'the embedded database was stopped');
+    } finally {
+      await child.stop();
     }
   });
 

@@ -26,9 +26,7 @@ function fakeSession(answer: (statement: string) => unknown): SchemaSession & { 
   return {
     sent,
     query: run as SchemaSession['query'],
-    change: async (statement) => {
-      await run(statement);
-    },
+    long: run as SchemaSession['long'],
   };
 }
 
