@@ -2,6 +2,8 @@
 -- Galera cluster ids step by the cluster size).
 -- The service applies this file itself on start (and `npm run db:init` does so on demand):
 -- the table is created when missing and seeded only then; existing data is never touched.
+-- This is the base table only: its indexes (email, name, created_at) are added by the versioned
+-- migrations (src/db/statements.ts, recorded in schema_migrations), on a new table as on an old one.
 
 CREATE TABLE IF NOT EXISTS users (
   id INT AUTO_INCREMENT PRIMARY KEY,

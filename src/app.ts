@@ -70,7 +70,10 @@ export interface App {
   /** Every route the app serves (for the OpenAPI conformance test). */
   routes(): Array<{ method: string; path: string }>;
   listen(port: number, host: string): Promise<AddressInfo>;
-  /** Resolves once the schema is in place; keeps retrying while the database is unreachable. */
+  /**
+   * Resolves once the schema is in place; keeps retrying while the database is unreachable. Rejects
+   * with an UnusableSchemaError when the schema cannot be used: the start should stop.
+   */
   prepareSchema(): Promise<void>;
   /** The schema was put in place by another process (the primary of several workers). */
   schemaPrepared(): void;
@@ -89,7 +92,11 @@ export function createApp(options: AppOptions): App {
     return options.metrics?.read ? options.metrics.read(metrics) : metrics.registry.snapshot();
   };
   let schemaReady = false;
-  const schemaSetup = new SchemaSetup(db, logger, options.testing?.schemaRetryMs, options.testing?.schemaRetryMaxMs);
+  const schemaSetup = new SchemaSetup(db, logger, {
+    uniqueEmail: options.integrity?.uniqueEmail ?? false,
+    retryMs: options.testing?.schemaRetryMs,
+    maxRetryMs: options.testing?.schemaRetryMaxMs,
+  });
 
   const router = new Router<Handler>();
   const trustProxy = options.trustProxy ?? false;

@@ -1,6 +1,6 @@
 import { ConfigError, entryDefaults, loadConfig } from './config/environment.js';
 import { EmbeddedServerError } from './embedded-db/index.js';
-import { ensureSchema } from './startup/schema.js';
+import { ensureUsersTable } from './startup/schema.js';
 import { openServiceDatabase } from './startup/service-database.js';
 
 /** `npm run db:init`: applies schema.sql to the configured (or embedded) database now, and says what it did. */
@@ -8,7 +8,7 @@ try {
   const config = loadConfig(process.env, entryDefaults());
   const database = await openServiceDatabase(config);
   try {
-    const outcome = await ensureSchema(database.db);
+    const outcome = await ensureUsersTable(database.db);
     console.log(
       outcome === 'created'
         ? `Created ${config.db.database}.users on ${database.shown} and seeded the ten initial users.`

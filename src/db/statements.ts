@@ -16,6 +16,13 @@ export const userEtagSql =
   `MD5(CONCAT_WS(',', id, IFNULL(LENGTH(name), -1), IFNULL(name, ''), IFNULL(LENGTH(email), -1), IFNULL(email, ''), ` +
   `IFNULL(DATE_FORMAT(created_at, '%Y-%m-%d %H:%i:%s.%f'), '')))`;
 
+/** Every index the service adds is built while the table stays readable and writable. */
+const ONLINE = ', ALGORITHM=INPLACE, LOCK=NONE';
+
+function addIndex(index: string, column: string, kind = 'INDEX'): string {
+  return `ALTER TABLE users ADD ${kind} IF NOT EXISTS ${index} (${column})${ONLINE}`;
+}
+
 export const sql = {
   getUser: 'SELECT id, name, email, created_at FROM users WHERE id = ?',
   createUser: 'INSERT INTO users (name, email) VALUES (?, ?)',
@@ -41,8 +48,8 @@ export const sql = {
       `UPDATE users SET name = CASE id ${marks(count, 'WHEN ? THEN ?', ' ')} END, ` +
       `email = CASE id ${marks(count, 'WHEN ? THEN ?', ' ')} END WHERE id IN (${marks(count, '?')})`,
   ),
-  /** Readiness: the database answers and the users table is there. */
-  usersTableAnswers: 'SELECT 1 FROM users LIMIT 1',
+  /** Readiness: the database answers and the users table has every column the service reads. */
+  usersTableAnswers: 'SELECT id, name, email, created_at FROM users LIMIT 1',
   /** A private server is up once it answers this. */
   serverAnswers: 'SELECT 1',
   maxConnections: 'SELECT @@max_connections AS max',
@@ -64,7 +71,66 @@ export const sql = {
   tableExists: 'SELECT 1 FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = ?',
   renameTable: (from: string, to: string) => `RENAME TABLE \`${from}\` TO \`${to}\``,
   dropTable: (table: string) => `DROP TABLE IF EXISTS \`${table}\``,
+  databaseExists: 'SELECT 1 FROM information_schema.schemata WHERE schema_name = ?',
+  /**
+   * The users table's columns as startup/columns.ts checks them; `chars` is how many characters a
+   * character column holds (its bytes over its character set's widest character: a TINYTEXT in
+   * utf8mb4 holds 63).
+   */
+  usersColumns:
+    'SELECT c.COLUMN_NAME AS name, c.DATA_TYPE AS type, c.COLUMN_TYPE AS declared, ' +
+    'FLOOR(c.CHARACTER_OCTET_LENGTH / cs.MAXLEN) AS chars FROM information_schema.columns c ' +
+    'LEFT JOIN information_schema.character_sets cs ON cs.CHARACTER_SET_NAME = c.CHARACTER_SET_NAME ' +
+    "WHERE c.TABLE_SCHEMA = DATABASE() AND c.TABLE_NAME = 'users'",
+  indexExists:
+    "SELECT 1 FROM information_schema.statistics WHERE table_schema = DATABASE() AND table_name = 'users' AND index_name = ? LIMIT 1",
+  createMigrationsTable:
+    'CREATE TABLE IF NOT EXISTS schema_migrations (version INT PRIMARY KEY, name VARCHAR(100) NOT NULL, ' +
+    'applied_at TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP, duration_ms INT NULL) ' +
+    'ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci',
+  appliedMigrations: 'SELECT version FROM schema_migrations',
+  /** Ignored when recorded already: by another instance that migrated at the same time, without a shared lock. */
+  recordMigration: 'INSERT IGNORE INTO schema_migrations (version, name, duration_ms) VALUES (?, ?, ?)',
+  /** 1 once held; 0 when another session held it for the whole wait (seconds); named locks are server-wide. */
+  takeNamedLock: 'SELECT GET_LOCK(?, ?) AS got',
+  releaseNamedLock: 'SELECT RELEASE_LOCK(?)',
+  /** A Galera node replicates this session's DDL in total order, whatever the server's default (see docs/scaling.md). */
+  totalOrderDdl: "SET SESSION wsrep_OSU_method = 'TOI'",
+  /** Emails used by more than one user, compared as the column's collation compares them (and a unique index would). */
+  countDuplicatedEmails: 'SELECT COUNT(*) AS n FROM (SELECT 1 FROM users GROUP BY email HAVING COUNT(*) > 1) AS duplicated',
+  /** Not run by the service: the query an operator is told to run to see the duplicates. */
+  listDuplicatedEmails: 'SELECT email, COUNT(*) FROM users GROUP BY email HAVING COUNT(*) > 1',
+  /** The index that refuses a second user with the same email (UNIQUE_EMAIL=on). */
+  addUniqueEmail: addIndex('users_email_unique', 'email', 'UNIQUE INDEX'),
+  /** Not run by the service: how an operator allows duplicates again. */
+  dropUniqueEmail: 'ALTER TABLE users DROP INDEX users_email_unique',
 } as const;
+
+/** A schema change after schema.sql's base table, applied once per database (startup/migrations.ts). */
+export interface Migration {
+  version: number;
+  name: string;
+  statement: string;
+  /** The index it adds, looked up first on a server without ADD INDEX IF NOT EXISTS (MySQL). */
+  index: string;
+}
+
+/** In the order they run; a version, once released, never changes. */
+export const migrations: readonly Migration[] = [
+  { version: 1, name: 'add_users_email', index: 'users_email', statement: addIndex('users_email', 'email') },
+  { version: 2, name: 'add_users_name', index: 'users_name', statement: addIndex('users_name', 'name') },
+  { version: 3, name: 'add_users_created_at', index: 'users_created_at', statement: addIndex('users_created_at', 'created_at') },
+];
+
+/** An index addition as a server that refuses to build it online runs it: its own choice of algorithm and lock. */
+export function lockingForm(statement: string): string {
+  return statement.replace(ONLINE, '');
+}
+
+/** An index addition for a server without ADD INDEX IF NOT EXISTS (MySQL), once the index is known to be absent. */
+export function unconditionalForm(statement: string): string {
+  return statement.replace(' IF NOT EXISTS', '');
+}
 
 function marks(count: number, group: string, separator = ', '): string {
   return Array.from({ length: count }, () => group).join(separator);

@@ -2,52 +2,67 @@ import type { DbConfig } from '../config/environment.js';
 import type { Logger } from '../log/logger.js';
 import { serverName } from '../config/db-servers.js';
 import { ensureSchema } from './schema.js';
+import { UnusableSchemaError } from './unusable-schema.js';
+
+export interface SchemaSetupOptions {
+  /** UNIQUE_EMAIL=on. */
+  uniqueEmail: boolean;
+  /** The first pause after a failure (1 s); it doubles up to maxRetryMs (30 s). */
+  retryMs?: number;
+  maxRetryMs?: number;
+}
 
 /**
  * Runs ensureSchema until it succeeds, until stopped. The pause after a failure starts at
- * `retryMs` and doubles up to `maxRetryMs`: a database that is away for long is not hammered.
+ * `retryMs` and doubles up to `maxRetryMs`: a database that is away for long is not hammered. A
+ * schema that cannot be used (UnusableSchemaError) is no reason to wait: it is thrown.
  */
 export class SchemaSetup {
-  private stopped = false;
+  private readonly stopping = new AbortController();
   private retryTimer: NodeJS.Timeout | undefined;
   private endRetryWait: (() => void) | undefined;
 
   constructor(
     private readonly db: DbConfig,
     private readonly logger: Logger,
-    private readonly retryMs = 1000,
-    private readonly maxRetryMs = 30_000,
+    private readonly options: SchemaSetupOptions,
   ) {}
 
   /** True once the schema is in place; false if stopped first. */
   async run(): Promise<boolean> {
-    let pauseMs = this.retryMs;
-    while (!this.stopped) {
+    const { retryMs = 1000, maxRetryMs = 30_000, uniqueEmail } = this.options;
+    const { signal } = this.stopping;
+    let pauseMs = retryMs;
+    while (!signal.aborted) {
       try {
-        const outcome = await ensureSchema(this.db);
-        this.logger.info(outcome === 'created' ? 'users table created and seeded' : 'users table found', {
-          database: this.db.database,
-        });
+        await ensureSchema(this.db, { logger: this.logger, uniqueEmail, signal });
         return true;
       } catch (error) {
+        if (error instanceof UnusableSchemaError) throw error;
+        if (signal.aborted) return false;
         // An expected condition while the database starts or is away: one line saying where and why.
-        this.logger.warn('database not reachable, retrying', { server: serverName(this.db), reason: reason(error), retryInMs: pauseMs });
-        if (this.stopped) return false;
+        const msg = isServerAnswer(error) ? 'schema set-up failed, retrying' : 'database not reachable, retrying';
+        this.logger.warn(msg, { server: serverName(this.db), reason: reason(error), retryInMs: pauseMs });
         await new Promise<void>((resolve) => {
           this.endRetryWait = resolve;
           this.retryTimer = setTimeout(resolve, pauseMs);
         });
-        pauseMs = Math.min(pauseMs * 2, this.maxRetryMs);
+        pauseMs = Math.min(pauseMs * 2, maxRetryMs);
       }
     }
     return false;
   }
 
   stop(): void {
-    this.stopped = true;
+    this.stopping.abort();
     clearTimeout(this.retryTimer);
     this.endRetryWait?.();
   }
+}
+
+/** The server answered with an error of its own (a refused statement), as opposed to not answering at all. */
+function isServerAnswer(error: unknown): boolean {
+  return typeof (error as { sqlState?: unknown }).sqlState === 'string' && (error as { fatal?: unknown }).fatal !== true;
 }
 
 /** Why a connection attempt failed, in a few words (Node gives some network errors only a code). */

@@ -121,6 +121,14 @@ export async function runInstance(config: Config, logger: Logger): Promise<void>
     });
     process.send?.(schemaWantedMessage);
   } else {
-    void app.prepareSchema();
+    const running = app;
+    running.prepareSchema().catch(async (error: unknown) => {
+      // A schema the service cannot use: nothing to wait for, so the start stops as one that cannot listen does.
+      if (stopping) return;
+      stopping = true;
+      await Promise.all([running.close(0), metricsServer?.close()]).catch(() => {});
+      await database.stop().catch(() => {});
+      failStart((error as Error).message);
+    });
   }
 }

@@ -45,7 +45,7 @@ export async function runPrimary(config: Config, logger: Logger): Promise<void> 
   const workerEnv = { ACCESS_PASSWORD: config.accessPassword, ...embeddedDatabaseEnv(config, opened) };
   const backoff = new RestartBackoff();
   const startedAt = new Map<Worker, number>();
-  const schemaSetup = new SchemaSetup(opened.db, logger);
+  const schemaSetup = new SchemaSetup(opened.db, logger, { uniqueEmail: config.uniqueEmail });
   let schemaReady = false;
   let killedStragglers = false;
   let anyListened = false;
@@ -56,12 +56,17 @@ export async function runPrimary(config: Config, logger: Logger): Promise<void> 
     metricsServer = await startMetricsServer(() => collectFromWorkers(), logger, config.metricsPort, config.host);
     logger.info('metrics listening', { host: metricsServer.address.address, port: metricsServer.address.port });
   }
+  /** Printed to stderr just before exiting: why a start could not go on. */
+  let lastWords: string | undefined;
   // The embedded database goes last, once no worker can use it any more.
   const exit = (code: number): void => {
     void Promise.resolve(metricsServer?.close())
       .then(() => opened.stop())
       .then(
-        () => process.exit(code),
+        () => {
+          if (lastWords !== undefined) process.stderr.write(`${lastWords}\n`);
+          process.exit(code);
+        },
         (error: unknown) => {
           logger.error('shutdown failed', error);
           process.exit(1);
@@ -114,6 +119,10 @@ export async function runPrimary(config: Config, logger: Logger): Promise<void> 
     if (max !== undefined && needed > max / 2) {
       logger.warn('WORKERS x DB_POOL_SIZE may reach max_connections', { workers: config.workers, poolSize: config.poolSize, needed, maxConnections: max });
     }
+  }, (error: unknown) => {
+    // A schema the service cannot use: the workers are stopped, and the start ends as one that cannot listen does.
+    lastWords = (error as Error).message;
+    stop('SIGTERM', 1);
   });
 
   let exitCode = 0;

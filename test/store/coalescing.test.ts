@@ -4,7 +4,7 @@ import { createConnectionSource } from '../../src/db/connect.js';
 import type { ConnectionSource } from '../../src/db/connection-source.js';
 import { endPool } from '../../src/db/pool.js';
 import { defaultTuning, poolTuning } from '../../src/db/pool-tuning.js';
-import { ensureSchema } from '../../src/startup/schema.js';
+import { ensureUsersTable } from '../../src/startup/schema.js';
 import { StorageError } from '../../src/errors/storage-error.js';
 import { UserStore } from '../../src/users/storage/store.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
@@ -18,7 +18,7 @@ describe('coalesced store operations', () => {
 
   before(async () => {
     db = await createTestDatabase('coalescing');
-    await ensureSchema(db.config);
+    await ensureUsersTable(db.config);
     pool = createConnectionSource(db.config, defaultTuning);
     store = new UserStore(pool);
   });
@@ -104,7 +104,7 @@ describe('coalesced creates with the auto-increment step of a three-node Galera 
 
   before(async () => {
     db = await createTestDatabase('coalescing_step');
-    await ensureSchema(db.config);
+    await ensureUsersTable(db.config);
     pool = createConnectionSource(db.config, poolTuning({ connectionLimit: 4, queueLimit: 100, connectTimeoutMs: 2000, testing: { sessionAutoIncrement: { increment: 3, offset: 2 } } }));
     store = new UserStore(pool);
   });

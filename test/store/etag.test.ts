@@ -5,7 +5,7 @@ import { createConnectionSource } from '../../src/db/connect.js';
 import type { ConnectionSource } from '../../src/db/connection-source.js';
 import { endPool } from '../../src/db/pool.js';
 import { defaultTuning } from '../../src/db/pool-tuning.js';
-import { ensureSchema } from '../../src/startup/schema.js';
+import { ensureUsersTable } from '../../src/startup/schema.js';
 import { userEtagSql } from '../../src/db/statements.js';
 import { etagHash } from '../../src/users/rules/etag.js';
 import type { UserRow } from '../../src/users/rules/user.js';
@@ -18,7 +18,7 @@ let db: TestDatabase;
 let pool: ConnectionSource;
 before(async () => {
   db = await createTestDatabase('etag_sql');
-  await ensureSchema(db.config);
+  await ensureUsersTable(db.config);
   pool = createConnectionSource(db.config, defaultTuning);
 });
 after(async () => {

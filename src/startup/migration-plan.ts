@@ -1,0 +1,56 @@
+import mysql from 'mysql2/promise';
+import type { DbConfig } from '../config/environment.js';
+import { sql } from '../db/statements.js';
+import { checkColumns } from './columns.js';
+import { pendingMigrations } from './migrations.js';
+import { schemaStatements } from './schema.js';
+import { onFirstServer, type SchemaSession } from './schema-session.js';
+import { duplicatedEmails, duplicatesMessage, UNIQUE_EMAIL_INDEX } from './unique-email.js';
+import { UnusableSchemaError } from './unusable-schema.js';
+
+/** A statement ensureSchema would run, and why. */
+export interface PlannedStatement {
+  why: string;
+  statement: string;
+}
+
+/**
+ * What ensureSchema would do to the database now, found by reading only: `npm run db:migrate --
+ * --dry-run`. The problems that would stop a start (columns, duplicated emails) throw
+ * UnusableSchemaError as they would there. The recording of each migration is shown with a NULL
+ * duration, which is how one applied by hand is recorded.
+ */
+export function planSchema(db: DbConfig, uniqueEmail: boolean): Promise<PlannedStatement[]> {
+  return onFirstServer(db, async (session) => {
+    const plan: PlannedStatement[] = [];
+    const databaseExists = (await session.query<unknown[]>(sql.databaseExists, [db.database])).length > 0;
+    if (databaseExists) await session.query(sql.useDatabase(db.database));
+    else plan.push({ why: 'the database', statement: sql.createDatabase(db.database) });
+
+    const usersExists = databaseExists && (await tableExists(session, 'users'));
+    if (usersExists) await checkColumns(session, db.database);
+    else plan.push(...schemaStatements('users').map((statement) => ({ why: 'the users table of schema.sql, seeded', statement })));
+
+    const migrationsExists = databaseExists && (await tableExists(session, 'schema_migrations'));
+    if (!migrationsExists) plan.push({ why: 'the record of applied migrations', statement: sql.createMigrationsTable });
+    for (const { version, name, statement } of await pendingMigrations(session, migrationsExists)) {
+      plan.push({ why: `migration ${version} ${name}`, statement });
+      plan.push({ why: `recording migration ${version}`, statement: mysql.format(sql.recordMigration, [version, name, null]) });
+    }
+
+    if (uniqueEmail && !(usersExists && (await indexExists(session, UNIQUE_EMAIL_INDEX)))) {
+      const duplicated = usersExists ? await duplicatedEmails(session) : 0;
+      if (duplicated > 0) throw new UnusableSchemaError(duplicatesMessage(duplicated));
+      plan.push({ why: 'UNIQUE_EMAIL=on', statement: sql.addUniqueEmail });
+    }
+    return plan;
+  });
+}
+
+async function tableExists(session: SchemaSession, table: string): Promise<boolean> {
+  return (await session.query<unknown[]>(sql.tableExists, [table])).length > 0;
+}
+
+async function indexExists(session: SchemaSession, index: string): Promise<boolean> {
+  return (await session.query<unknown[]>(sql.indexExists, [index])).length > 0;
+}

@@ -1,0 +1,69 @@
+import { migrations, sql, type Migration } from '../db/statements.js';
+import { retryPauseMs, wasRolledBack } from '../db/mysql-errors.js';
+import type { Logger } from '../log/logger.js';
+import { addIndexOnline } from './online-index.js';
+import type { SchemaSession } from './schema-session.js';
+
+export interface AppliedMigration {
+  version: number;
+  name: string;
+  durationMs: number;
+}
+
+/** The newest schema version this service knows. */
+export const latestVersion = Math.max(...migrations.map((migration) => migration.version));
+
+/** The migrations not recorded in schema_migrations, in order; every one when the table is missing. */
+export async function pendingMigrations(session: SchemaSession, tableExists = true): Promise<Migration[]> {
+  if (!tableExists) return [...migrations];
+  const rows = await session.query<Array<{ version: unknown }>>(sql.appliedMigrations);
+  const applied = new Set(rows.map((row) => Number(row.version)));
+  return migrations.filter((migration) => !applied.has(migration.version));
+}
+
+/**
+ * Applies each pending migration and records it, logging each with its duration. Call it holding
+ * the migration lock (migration-lock.ts): the applied versions are read after taking it, so a
+ * runner that waited finds nothing left. Without a shared lock (Galera nodes) two runners may both
+ * run a statement: the DDL is idempotent, and only the runner whose INSERT IGNORE recorded the
+ * version logs it as applied. Returns the migrations this runner recorded.
+ */
+export async function applyMigrations(session: SchemaSession, logger: Logger): Promise<AppliedMigration[]> {
+  await session.query(sql.createMigrationsTable);
+  const applied: AppliedMigration[] = [];
+  for (const migration of await pendingMigrations(session)) {
+    const { version, name } = migration;
+    const durationMs = await addIndexOnline(session, migration, logger, { version, name });
+    if (await record(session, migration, durationMs)) {
+      logger.info('migration applied', { version, name, durationMs });
+      applied.push({ version, name, durationMs });
+    }
+  }
+  if (applied.length === 0) logger.info('schema up to date', { version: latestVersion });
+  return applied;
+}
+
+/** True when this runner's row recorded the version. A Galera certification conflict with another node's record runs it again. */
+async function record(session: SchemaSession, { version, name }: Migration, durationMs: number): Promise<boolean> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const result = await session.query<{ affectedRows: number }>(sql.recordMigration, [version, name, durationMs]);
+      return result.affectedRows === 1;
+    } catch (error) {
+      if (!wasRolledBack(error) || attempt === 5) throw error;
+      await new Promise((resolve) => setTimeout(resolve, retryPauseMs()));
+    }
+  }
+}
+
+/**
+ * On a Galera node: schema changes replicate in total order whatever the server's default, since a
+ * migration recorded in the replicated schema_migrations must exist on every node; and reads wait
+ * for the node to apply what the cluster committed, so the applied versions are current.
+ */
+export async function prepareForGalera(session: SchemaSession): Promise<void> {
+  const rows = await session.query<Array<{ Value?: unknown }>>(sql.replicationEnabled);
+  if (String(rows[0]?.Value).toUpperCase() !== 'ON') return;
+  await session.query(sql.totalOrderDdl);
+  await session.query(sql.causalReads);
+}
