@@ -103,7 +103,8 @@ export async function jsonMarkedLine<T>(child: ChildProcess, mark: string, timeo
   return JSON.parse(line.slice(mark.length)) as T;
 }
 
-async function outputOnSuccess(child: ChildProcess, timeoutMs: number, what: string): Promise<string> {
+/** Everything a child writes to stdout, once it exits with status 0; a failure carries its stderr. */
+export async function outputOnSuccess(child: ChildProcess, timeoutMs: number, what: string): Promise<string> {
   let stdout = '';
   let stderr = '';
   child.stdout?.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));

@@ -9,7 +9,7 @@ export type LoadGenerator = 'auto' | 'wrk' | 'autocannon';
 export type ListClient = 'auto' | 'curl' | 'node';
 
 export interface BenchOptions {
-  mode: 'throughput' | 'memory' | 'cluster' | 'finding';
+  mode: 'throughput' | 'memory' | 'cluster' | 'finding' | 'online-index';
   durationSec: number;
   connections: number;
   /** Alternating runs of each side; the median is reported. */
@@ -19,7 +19,7 @@ export interface BenchOptions {
   scenarios: string[];
   /** Where the service's request log goes: /dev/null, a pipe the benchmark drains, or nowhere (logger off). */
   serviceLog: ServiceLog;
-  /** Users loaded for the memory and finding modes. */
+  /** Users loaded for the memory, finding and online-index modes. */
   rows: number;
   /** Finding mode: how many times each request is timed; the median is reported. */
   tries: number;
@@ -37,10 +37,12 @@ export interface BenchOptions {
 }
 
 export const usage = `Usage: npx tsx bench/run.ts [options]
-  --mode throughput|memory|cluster|finding  what to measure (default throughput); cluster: the
-                             scenarios on one Galera node and on a 3-node Galera cluster, in the
-                             same run; finding: the latency of each way of finding users, one
-                             request at a time, on --rows users
+  --mode throughput|memory|cluster|finding|online-index  what to measure (default throughput);
+                             cluster: the scenarios on one Galera node and on a 3-node Galera
+                             cluster, in the same run; finding: the latency of each way of finding
+                             users, one request at a time, on --rows users; online-index: the
+                             finding indexes rebuilt by db:migrate on --rows users under a steady
+                             load of reads and writes, every answer recorded
   --workers <n>              the service's WORKERS (default 1)
   --duration <s>             seconds per measurement (default 5)
   --connections <n>          concurrent connections / loops (default 32)
@@ -49,7 +51,7 @@ export const usage = `Usage: npx tsx bench/run.ts [options]
   --scenarios <a,b>          subset of: ${scenarios.map((s) => s.name).join(', ')}
   --service-log null|pipe|off  service stdout to /dev/null, to a drained pipe, or logger off (default null)
   --load auto|wrk|autocannon HTTP load generator; auto is wrk when installed (default auto)
-  --rows <n>                 users loaded in memory and finding modes (default 1000000)
+  --rows <n>                 users loaded in memory, finding and online-index modes (default 1000000)
   --tries <n>                finding mode: times each request is timed, the median reported (default 7)
   --list-client auto|curl|node  what fetches the list in memory mode; auto is curl when installed (default auto)
   --profile                  write a CPU profile of the service to bench/results/profiles/
@@ -94,7 +96,7 @@ export function parseOptions(argv: string[]): BenchOptions {
   if (values.baseline !== undefined && values.mode !== 'throughput') fail('--baseline is for the throughput mode');
   if (values.baseline !== undefined && values['service-log'] === 'off') fail('--baseline needs the real entry point on both sides: --service-log null or pipe');
   return {
-    mode: oneOf(values.mode, ['throughput', 'memory', 'cluster', 'finding'] as const, 'mode'),
+    mode: oneOf(values.mode, ['throughput', 'memory', 'cluster', 'finding', 'online-index'] as const, 'mode'),
     durationSec: positive(values.duration, 'duration'),
     connections: Math.round(positive(values.connections, 'connections')),
     warmupSec: positive(values.warmup, 'warmup', true),

@@ -1,8 +1,9 @@
-/** `npm run bench`: see bench/options.ts for the flags, bench/throughput.ts, memory.ts, cluster.ts and finding-costs.ts for the modes. */
+/** `npm run bench`: see bench/options.ts for the flags, bench/throughput.ts, memory.ts, cluster.ts, finding-costs.ts and online-index.ts for the modes. */
 import { runCluster } from './cluster.js';
 import { runFinding } from './finding-costs.js';
 import { cleanUp, guardRun } from './lifecycle.js';
 import { runMemory } from './memory.js';
+import { runOnlineIndex } from './online-index.js';
 import { parseOptions, type BenchOptions } from './options.js';
 import { prepareRunner } from './runner.js';
 import { runThroughput } from './throughput.js';
@@ -13,7 +14,7 @@ guardRun(deadlineMs(options));
 let exitCode = 0;
 try {
   prepareRunner(options.runner);
-  const run = { memory: runMemory, throughput: runThroughput, cluster: runCluster, finding: runFinding }[options.mode];
+  const run = { memory: runMemory, throughput: runThroughput, cluster: runCluster, finding: runFinding, 'online-index': runOnlineIndex }[options.mode];
   await run(options);
 } catch (error) {
   console.error(error);
@@ -30,6 +31,8 @@ function deadlineMs(o: BenchOptions): number {
   if (o.mode === 'finding') return (120 + o.rows / 5000 + (o.tries + 1) * 12 * (2 + o.rows / 250_000)) * 1000;
   const run = o.warmupSec + o.durationSec;
   // Starting two Galera clusters takes up to a minute on a busy machine.
+  // Loading, then building three indexes under load: about a minute for a million users on a busy machine.
+  if (o.mode === 'online-index') return (180 + o.rows / 2000) * 1000;
   if (o.mode === 'cluster') return (180 + o.scenarios.length * o.repeat * 2 * (run + 20)) * 1000;
   // Each scenario's rounds measure the service, the database alone, and the baseline's service if any.
   const sides = o.baseline === undefined ? 2 : 3;

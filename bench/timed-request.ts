@@ -11,9 +11,12 @@ export interface TimedAnswer {
 /** Connections kept open between requests: a measured request never includes a TCP handshake. */
 const agent = new Agent({ keepAlive: true, maxSockets: 64 });
 
+/** Long enough for any answer the benchmark waits for; past it the request fails as a timeout. */
+const TIMEOUT_MS = 30_000;
+
 /**
- * Sends one request to the service and reads its whole answer. A connection error rejects; any
- * status resolves, for the caller to judge.
+ * Sends one request to the service and reads its whole answer. A connection error or no answer
+ * within TIMEOUT_MS rejects; any status resolves, for the caller to judge.
  */
 export function timedRequest(
   baseUrl: string,
@@ -37,6 +40,7 @@ export function timedRequest(
         }),
       );
     });
+    sent.setTimeout(TIMEOUT_MS, () => sent.destroy(new Error('timeout')));
     sent.on('error', reject);
     sent.end(body);
   });
