@@ -5,7 +5,7 @@ import { sql } from '../../src/db/statements.js';
 import { request } from '../helpers/http.js';
 import { startService, type RunningService } from '../helpers/service.js';
 import { assertErrorBody } from './support/contract.js';
-import { addUniqueEmailIndex, inOneBatch, usersWithEmail, type SentWrite } from './support/unique-email.js';
+import { assertUniqueEmailIndex, inOneBatch, usersWithEmail, type SentWrite } from './support/unique-email.js';
 
 const IN_USE = 'Email already in use';
 
@@ -13,7 +13,7 @@ let service: RunningService;
 before(async () => {
   // A budget well beyond the time the table stays locked, so that no write runs out of it while held.
   service = await startService('unique_batches', { integrity: { uniqueEmail: true }, poolTuning: poolTuning({ operationTimeoutMs: 20_000 }) });
-  await addUniqueEmailIndex(service.db);
+  await assertUniqueEmailIndex(service.db);
 });
 after(() => service.close());
 

@@ -4,7 +4,7 @@ import { request, type ApiResponse } from '../helpers/http.js';
 import { countOf, scrape, valueOf } from '../helpers/metrics.js';
 import { startService, type RunningService } from '../helpers/service.js';
 import { assertErrorBody, tableSnapshot } from './support/contract.js';
-import { addUniqueEmailIndex, usersWithEmail } from './support/unique-email.js';
+import { assertUniqueEmailIndex, usersWithEmail } from './support/unique-email.js';
 
 const IN_USE = 'Email already in use';
 
@@ -15,8 +15,8 @@ before(async () => {
   unique = await startService('unique_on', { integrity: { uniqueEmail: true }, metrics: { onApiPort: true } });
   both = await startService('unique_valid', { integrity: { uniqueEmail: true, validateEmail: true } });
   contract = await startService('unique_off');
-  await addUniqueEmailIndex(unique.db);
-  await addUniqueEmailIndex(both.db);
+  await assertUniqueEmailIndex(unique.db);
+  await assertUniqueEmailIndex(both.db);
 });
 after(async () => {
   await unique.close();
@@ -111,6 +111,11 @@ describe('UNIQUE_EMAIL=on: a conflict is the client\'s, not a database failure',
 });
 
 describe('UNIQUE_EMAIL off, no unique index: duplicates are accepted as the contract allows', () => {
+  test('the start builds no unique index on email', async () => {
+    const rows = await contract.db.query<unknown[]>("SELECT 1 FROM information_schema.statistics WHERE table_schema = DATABASE() AND index_name = 'users_email_unique'");
+    assert.equal(rows.length, 0);
+  });
+
   test('POST with a taken email -> 201, and both users are stored', async () => {
     const res = await send(contract, 'POST', 0, { name: 'Another Jane', email: 'JANE@example.com' });
     assert.equal(res.status, 201, res.text);

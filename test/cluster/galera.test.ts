@@ -191,8 +191,10 @@ describe('a 3-node Galera cluster behind the service (WORKERS=2, DB_HOST listing
     const database = scenarioDatabase('unique');
     const first = await service([0, 1, 2], database, { UNIQUE_EMAIL: 'on' });
     const third = await service([2, 1, 0], database, { UNIQUE_EMAIL: 'on' });
-    // Until the schema set-up creates it, the index is added here (a no-op once it exists); DDL replicates to every node.
-    await cluster.nodes[0]!.query(`ALTER TABLE \`${database}\`.users ADD UNIQUE INDEX IF NOT EXISTS users_email_unique (email)`);
+    for (const node of cluster.nodes) {
+      const index = await node.query<unknown[]>("SELECT 1 FROM information_schema.statistics WHERE table_schema = ? AND table_name = 'users' AND index_name = 'users_email_unique' AND non_unique = 0", [database]);
+      assert.equal(index.length, 1, `${node.name}: the start built users_email_unique and it replicated`);
+    }
     const conflictsBefore = await conflictsSoFar();
     const ROUNDS = 10;
     const unexpected: string[] = [];

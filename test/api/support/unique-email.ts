@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 import { Database } from '../../../src/db/database.js';
 import { UserStore } from '../../../src/users/storage/store.js';
 import type { TestDatabase } from '../../helpers/database.js';
@@ -6,12 +7,12 @@ import { waitUntil } from '../../helpers/poll-until.js';
 import type { RunningService } from '../../helpers/service.js';
 import { lockUsersTable, sessionsWaitingForLock } from '../../robustness/helpers/db-sessions.js';
 
-/**
- * The index UNIQUE_EMAIL relies on. The schema set-up creates it when UNIQUE_EMAIL is on; tests add
- * it themselves (a no-op once it exists), so they pass whichever creates it.
- */
-export async function addUniqueEmailIndex(db: TestDatabase): Promise<void> {
-  await db.query('ALTER TABLE users ADD UNIQUE INDEX IF NOT EXISTS users_email_unique (email)');
+/** The unique email index, which the start builds when UNIQUE_EMAIL is on, is in place. */
+export async function assertUniqueEmailIndex(db: TestDatabase): Promise<void> {
+  const rows = await db.query<Array<{ non_unique: number }>>(
+    "SELECT non_unique FROM information_schema.statistics WHERE table_schema = DATABASE() AND table_name = 'users' AND index_name = 'users_email_unique'",
+  );
+  assert.deepEqual(rows.map((row) => Number(row.non_unique)), [0], 'users_email_unique, a unique index on email');
 }
 
 /** How many users have this email, compared as the unique index compares it (case-insensitively). */
