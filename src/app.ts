@@ -21,6 +21,7 @@ import { ListCursors } from './users/rules/list-cursor.js';
 import { UserStore } from './users/storage/store.js';
 import { passwordChecker } from './users/http/password.js';
 import { registerUserRoutes } from './users/http/routes.js';
+import { userValidation } from './users/rules/validate.js';
 
 export interface AppOptions {
   db: DbConfig;
@@ -108,6 +109,7 @@ export function createApp(options: AppOptions): App {
     clientAddress: (req) => clientAddress(req, trustProxy),
     errors: compatErrors[mode],
     cursors: new ListCursors(options.accessPassword),
+    validate: userValidation(options.integrity?.validateEmail ?? false),
   });
   registerHealthRoutes(router, async () => schemaReady && (await store.answers()));
   const metricsOnApiPort = options.metrics?.onApiPort === true;

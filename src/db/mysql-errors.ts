@@ -51,10 +51,19 @@ export function wasRefusedByServer(error: unknown): boolean {
 }
 
 const ER_PARSE_ERROR = 1064;
+const ER_DUP_ENTRY = 1062;
 
 /** True when the server did not understand the statement (e.g. RETURNING on a server without it). */
 export function isSyntaxError(error: unknown): boolean {
   return (causeOf(error) as { errno?: unknown } | null)?.errno === ER_PARSE_ERROR;
+}
+
+/**
+ * True when a unique key already holds a value the statement writes: the server refused it whole.
+ * Final, not rolled back: running it again would meet the same row.
+ */
+export function isDuplicateKey(error: unknown): boolean {
+  return (causeOf(error) as { errno?: unknown } | null)?.errno === ER_DUP_ENTRY;
 }
 
 /** mysql2's pool says its own wait queue is full only through this message. */
@@ -70,6 +79,7 @@ function isQueueFull(error: unknown): boolean {
 export function storageError(error: unknown, write: boolean): StorageError {
   if (error instanceof StorageError) return error;
   if (isQueueFull(error)) return new StorageError(error, 'busy');
+  if (isDuplicateKey(error)) return new StorageError(error, 'duplicate');
   if (!write || wasRefusedByServer(error) || wasRolledBack(error) || neverSent(error)) return new StorageError(error, 'failed');
   return new StorageError(error, 'unknown outcome');
 }

@@ -7,6 +7,10 @@ export const messages = {
   userNotFound: 'User not found',
   nameAndEmailRequired: 'Name and email required',
   nameOrEmailRequired: 'Name or email required',
+  /** VALIDATE_EMAIL=on: the email does not look like one. */
+  invalidEmail: 'email must be a valid email address',
+  /** UNIQUE_EMAIL=on: another user has the email (compared case-insensitively). */
+  emailInUse: 'Email already in use',
   preconditionFailed: 'The user has changed: If-Match does not match its ETag',
   invalidPassword: 'Invalid password',
   /** The `earlier` and `fastapi` modes' answer to a wrong list password. */

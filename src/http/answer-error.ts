@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import { ConflictError } from '../errors/conflict-error.js';
 import { HttpError } from '../errors/http-error.js';
 import { messages } from '../errors/messages.js';
 import { causeOf, StorageError } from '../errors/storage-error.js';
@@ -11,12 +12,14 @@ const storageFailed = new HttpError(500, messages.storage);
 const internal = new HttpError(500, messages.internal);
 
 /**
- * What the client is told of any thrown value: a refusal as it is; a storage failure by its kind
- * (busy: 503 and a retry hint; otherwise 500); anything else a bare 500. The cause of a failure
- * goes to the log, never to the client.
+ * What the client is told of any thrown value: a refusal as it is; a conflict with the stored data
+ * 409 with its message (the client's doing: only the access line records it); a storage failure by
+ * its kind (busy: 503 and a retry hint; otherwise 500); anything else a bare 500. The cause of a
+ * failure goes to the log, never to the client.
  */
 export function toHttpError(error: unknown, logger: Logger, fields: LogFields): HttpError {
   if (error instanceof HttpError) return error;
+  if (error instanceof ConflictError) return new HttpError(409, error.message);
   if (error instanceof StorageError && error.kind === 'busy') {
     logger.warn('database queue full', fields);
     return busy;

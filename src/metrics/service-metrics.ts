@@ -8,7 +8,7 @@ const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.
 const BATCH_BUCKETS = [1, 2, 4, 8, 16, 32, 64];
 /** The label values of db_operations_total: the store's operations, and how each ended. */
 const KINDS = ['read', 'create', 'update', 'delete', 'list'] as const;
-const OUTCOMES = ['ok', 'error', 'busy'] as const;
+const OUTCOMES = ['ok', 'error', 'busy', 'conflict'] as const;
 type StoreOperation = (typeof KINDS)[number];
 type OperationOutcome = (typeof OUTCOMES)[number];
 
@@ -37,7 +37,7 @@ export class ServiceMetrics {
   private readonly batchSizes: Partial<Record<StoreOperation, HistogramCell>>;
 
   constructor(poolUsage: () => PoolUsage) {
-    const operations = this.registry.counter('db_operations_total', 'Store operations, by kind and outcome (busy: turned away because too much was waiting).', ['kind', 'outcome']);
+    const operations = this.registry.counter('db_operations_total', 'Store operations, by kind and outcome (busy: turned away because too much was waiting; conflict: an email another user has).', ['kind', 'outcome']);
     const batches = this.registry.histogram('db_batch_size', 'Operations coalesced into one database statement, by kind.', ['kind'], BATCH_BUCKETS);
     this.operations = Object.fromEntries(
       KINDS.map((kind) => [kind, Object.fromEntries(OUTCOMES.map((outcome) => [outcome, operations.labels(kind, outcome)]))]),

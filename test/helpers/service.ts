@@ -1,4 +1,4 @@
-import { createApp, type App, type MetricsOptions } from '../../src/app.js';
+import { createApp, type App, type Integrity, type MetricsOptions } from '../../src/app.js';
 import type { ApiCompat, GuessingLimits } from '../../src/config/environment.js';
 import type { PoolTuning } from '../../src/db/pool-tuning.js';
 import { serverLimits, type ServerLimits } from '../../src/http/server.js';
@@ -27,6 +27,8 @@ export interface ServiceOptions {
   guessing?: GuessingLimits;
   trustProxy?: boolean;
   metrics?: MetricsOptions;
+  /** VALIDATE_EMAIL and UNIQUE_EMAIL; both off unless given. */
+  integrity?: Partial<Integrity>;
 }
 
 /**
@@ -49,6 +51,7 @@ export async function startService(label: string, options: ServiceOptions = {}):
     guessing: options.guessing ?? { maxFailures: 1_000_000, windowSeconds: 60 },
     ...(options.trustProxy ? { trustProxy: options.trustProxy } : {}),
     ...(options.metrics ? { metrics: options.metrics } : {}),
+    ...(options.integrity ? { integrity: { validateEmail: false, uniqueEmail: false, ...options.integrity } } : {}),
   });
   const address = await app.listen(0, '127.0.0.1');
   await app.prepareSchema();

@@ -9,7 +9,7 @@ import { document, operation } from './document.js';
  * (every storage call fails), or the service's only database connection held with its one-slot
  * wait queue full (every storage call is refused at once).
  */
-export type Setup = 'normal' | 'storage-down' | 'pool-full';
+export type Setup = 'normal' | 'storage-down' | 'pool-full' | 'integrity';
 
 /** One real request and the documented answer it must get. */
 export interface Case {
@@ -307,9 +307,19 @@ const metricsCases: Case[] = [
   ),
 ];
 
+/** A service with VALIDATE_EMAIL=on and UNIQUE_EMAIL=on: a malformed email is 400, another user's email 409. */
+const integrityCases: Case[] = [
+  row('createUser', 'POST /api/users with email not-an-email (VALIDATE_EMAIL=on) -> 400 invalidEmail', [400, 'invalidEmail'], send('POST', '/api/users', { name: 'Ann', email: 'not-an-email' }), 'integrity'),
+  row('updateUser', 'PUT /api/users/1 with email not-an-email (VALIDATE_EMAIL=on) -> 400 invalidEmail', [400, 'invalidEmail'], send('PUT', '/api/users/1', { name: 'Ann', email: 'not-an-email' }), 'integrity'),
+  row('patchUser', 'PATCH /api/users/1 with email not-an-email (VALIDATE_EMAIL=on) -> 400 invalidEmail', [400, 'invalidEmail'], sendPatch('/api/users/1', { email: 'not-an-email' }), 'integrity'),
+  row('createUser', "POST /api/users with Jane's email in capitals (UNIQUE_EMAIL=on) -> 409 emailInUse", [409, 'emailInUse'], send('POST', '/api/users', { name: 'Jane Again', email: 'JANE@example.com' }), 'integrity'),
+  row('updateUser', "PUT /api/users/1 with Jane's email (UNIQUE_EMAIL=on) -> 409 emailInUse", [409, 'emailInUse'], send('PUT', '/api/users/1', { name: 'John Doe', email: 'jane@example.com' }), 'integrity'),
+  row('patchUser', "PATCH /api/users/1 with Jane's email (UNIQUE_EMAIL=on) -> 409 emailInUse", [409, 'emailInUse'], sendPatch('/api/users/1', { email: 'Jane@Example.com' }), 'integrity'),
+];
+
 /** Every case, as a service in `mode` must answer it (with `/metrics` when it serves that). */
 export function casesFor(mode: ApiCompat, metricsOnApiPort: boolean): Case[] {
-  return [...normalCases(mode), ...(metricsOnApiPort ? metricsCases : []), ...storageDown, ...poolFull];
+  return [...normalCases(mode), ...(metricsOnApiPort ? metricsCases : []), ...storageDown, ...poolFull, ...integrityCases];
 }
 
 /** Documented examples no case reproduces, and why. */

@@ -122,6 +122,15 @@ export function runConformance(mode: ApiCompat): void {
     runCases('pool-full', () => busy.baseUrl);
   });
 
+  describe('with VALIDATE_EMAIL=on and UNIQUE_EMAIL=on', () => {
+    let strict: RunningService;
+    before(async () => {
+      strict = await startService(`openapi_strict_${mode}`, { ...options, integrity: { validateEmail: true, uniqueEmail: true } });
+    });
+    after(() => strict?.close());
+    runCases('integrity', () => strict.baseUrl);
+  });
+
   function runCases(setup: Setup, baseUrl = () => service.baseUrl): void {
     for (const c of cases.filter((candidate) => candidate.setup === setup)) {
       test(c.rule, async () => assertDocumented(api, c, await c.send(baseUrl())));

@@ -5,6 +5,7 @@ import type { ConnectionSource } from '../../src/db/connection-source.js';
 import { endPool } from '../../src/db/pool.js';
 import { defaultTuning, poolTuning } from '../../src/db/pool-tuning.js';
 import { ensureUsersTable } from '../../src/startup/schema.js';
+import { ConflictError } from '../../src/errors/conflict-error.js';
 import { StorageError } from '../../src/errors/storage-error.js';
 import { UserStore } from '../../src/users/storage/store.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
@@ -120,5 +121,54 @@ describe('coalesced creates with the auto-increment step of a three-node Galera 
     const stored = await db.query<Array<{ id: number; name: string }>>('SELECT id, name FROM users WHERE id IN (?)', [ids]);
     assert.deepEqual(ids.map((id) => stored.find((row) => row.id === id)?.name), names);
     for (let i = 1; i < ids.length; i++) assert.equal(ids[i]! - ids[i - 1]!, 3, 'one statement: consecutive steps of 3');
+  });
+});
+
+describe('coalesced writes with the unique email index (UNIQUE_EMAIL)', () => {
+  let db: TestDatabase;
+  let pool: ConnectionSource;
+  let store: UserStore;
+
+  before(async () => {
+    db = await createTestDatabase('coalescing_unique');
+    await ensureUsersTable(db.config);
+    await db.query('ALTER TABLE users ADD UNIQUE INDEX IF NOT EXISTS users_email_unique (email)');
+    pool = createConnectionSource(db.config, defaultTuning);
+    store = new UserStore(pool);
+  });
+
+  after(async () => {
+    await endPool(pool);
+    await db.drop();
+  });
+
+  beforeEach(async () => {
+    await db.query('DELETE FROM users');
+    await db.query("INSERT INTO users (id, name, email) VALUES (1, 'One', 'one@x.io'), (2, 'Two', 'two@x.io'), (3, 'Three', 'three@x.io')");
+  });
+
+  test('updates in one batch, one taking another user\'s email: it alone fails with a ConflictError, the others are stored', async () => {
+    const outcomes = await Promise.allSettled([store.update(1, 'New 1', 'new1@x.io'), store.update(2, 'Two', 'THREE@x.io'), store.update(3, 'New 3', 'three@x.io')]);
+    assert.deepEqual(outcomes.map((outcome) => outcome.status), ['fulfilled', 'rejected', 'fulfilled']);
+    assert.ok((outcomes[1] as PromiseRejectedResult).reason instanceof ConflictError);
+    assert.deepEqual(
+      (await db.users()).map(({ id, name, email }) => [id, name, email]),
+      [[1, 'New 1', 'new1@x.io'], [2, 'Two', 'two@x.io'], [3, 'New 3', 'three@x.io']],
+    );
+  });
+
+  test('one user twice in a refused batch: each request is written in arrival order, so the earlier is stored and the later conflicts', async () => {
+    const outcomes = await Promise.allSettled([store.update(1, 'First', 'first@x.io'), store.update(1, 'Second', 'two@x.io'), store.update(3, 'New 3', 'new3@x.io')]);
+    assert.deepEqual(outcomes.map((outcome) => outcome.status), ['fulfilled', 'rejected', 'fulfilled']);
+    assert.ok((outcomes[1] as PromiseRejectedResult).reason instanceof ConflictError);
+    const [row] = await db.query<Array<{ name: string; email: string }>>('SELECT name, email FROM users WHERE id = 1');
+    assert.deepEqual({ ...row }, { name: 'First', email: 'first@x.io' });
+  });
+
+  test('creates in one batch, two with a taken email: those fail with a ConflictError, the rest are stored', async () => {
+    const outcomes = await Promise.allSettled([store.create('A', 'a@x.io'), store.create('B', 'ONE@x.io'), store.create('C', 'c@x.io'), store.create('D', 'Two@X.IO')]);
+    assert.deepEqual(outcomes.map((outcome) => outcome.status), ['fulfilled', 'rejected', 'fulfilled', 'rejected']);
+    for (const i of [1, 3]) assert.ok((outcomes[i] as PromiseRejectedResult).reason instanceof ConflictError);
+    assert.deepEqual((await db.users()).filter(({ id }) => id > 3).map(({ name }) => name).sort(), ['A', 'C']);
   });
 });

@@ -77,6 +77,24 @@ describe('Database: statements the server rolled back whole run again; others do
     assert.equal(statements(), 1);
   });
 
+  test('a write refused by a unique key (1062) is not run again: a duplicate StorageError', async () => {
+    const { source, statements } = fakeSource([serverError(1062, "Duplicate entry 'a@b.c' for key 'users_email_unique'"), { affectedRows: 1 }]);
+    await assert.rejects(
+      new Database(source, 4000, 60_000).write('INSERT INTO users (name, email) VALUES (?, ?)', ['a', 'a@b.c']),
+      (error: unknown) => error instanceof StorageError && error.kind === 'duplicate',
+    );
+    assert.equal(statements(), 1);
+  });
+
+  test('a certification conflict (1213) followed by a duplicate key (1062) on the retry ends as a duplicate', async () => {
+    const { source, statements } = fakeSource([deadlock(), serverError(1062, 'Duplicate entry'), { affectedRows: 1 }]);
+    await assert.rejects(
+      new Database(source, 4000, 60_000).write('INSERT INTO users (name, email) VALUES (?, ?)', ['a', 'a@b.c']),
+      (error: unknown) => error instanceof StorageError && error.kind === 'duplicate',
+    );
+    assert.equal(statements(), 2);
+  });
+
   test('conflicts that never end stop at the operation\'s budget with a StorageError', async () => {
     const { source, statements } = fakeSource(() => deadlock());
     const error = await new Database(source, 300, 60_000).write('UPDATE users SET name = ? WHERE id = ?', ['x', 1]).catch((caught: unknown) => caught);

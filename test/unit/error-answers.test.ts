@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { QueueFullError } from '../../src/db/batcher.js';
 import { DatabaseTimeoutError } from '../../src/db/deadline.js';
-import { storageError } from '../../src/db/mysql-errors.js';
+import { isDuplicateKey, storageError, wasRefusedByServer, wasRolledBack } from '../../src/db/mysql-errors.js';
+import { ConflictError } from '../../src/errors/conflict-error.js';
 import { HttpError } from '../../src/errors/http-error.js';
 import { messages } from '../../src/errors/messages.js';
 import { StorageError } from '../../src/errors/storage-error.js';
@@ -10,7 +11,8 @@ import { toHttpError } from '../../src/http/answer-error.js';
 import type { Logger } from '../../src/log/logger.js';
 
 /** mysql2's errors, as far as the classification reads them. */
-const serverRefusal = Object.assign(new Error('Duplicate entry'), { sqlState: '23000', errno: 1062 });
+const serverRefusal = Object.assign(new Error('Data too long'), { sqlState: '22001', errno: 1406 });
+const duplicateKey = Object.assign(new Error("Duplicate entry 'a@b.c' for key 'users_email_unique'"), { sqlState: '23000', errno: 1062 });
 const deadlock = Object.assign(new Error('Deadlock found'), { sqlState: '40001', errno: 1213 });
 const connectionLost = Object.assign(new Error('Connection lost: The server closed the connection.'), { fatal: true, code: 'PROTOCOL_CONNECTION_LOST' });
 const poolQueueFull = new Error('Queue limit reached.');
@@ -21,6 +23,7 @@ describe('storageError: a failed statement gets the kind its cause proves', () =
     ["mysql2's full pool queue -> busy", poolQueueFull, false, 'busy'],
     ['a read that failed in any way -> failed', connectionLost, false, 'failed'],
     ['a write the server refused -> failed (nothing changed)', serverRefusal, true, 'failed'],
+    ['a write that met a unique key (1062) -> duplicate, not a database failure', duplicateKey, true, 'duplicate'],
     ['a write rolled back by a deadlock -> failed (nothing changed)', deadlock, true, 'failed'],
     ['a write that got no connection in time -> failed (never sent)', new DatabaseTimeoutError('no connection', false), true, 'failed'],
     ['a write whose connection was lost -> unknown outcome', connectionLost, true, 'unknown outcome'],
@@ -35,6 +38,14 @@ describe('storageError: a failed statement gets the kind its cause proves', () =
       assert.equal(error.message, messages.storage);
     });
   }
+
+  test('a duplicate key is a refusal that changed nothing, never a rolled-back statement to run again', () => {
+    assert.equal(isDuplicateKey(duplicateKey), true);
+    assert.equal(isDuplicateKey(new StorageError(duplicateKey)), true, 'seen through a StorageError');
+    assert.equal(wasRefusedByServer(duplicateKey), true);
+    assert.equal(wasRolledBack(duplicateKey), false);
+    for (const other of [serverRefusal, deadlock, connectionLost]) assert.equal(isDuplicateKey(other), false);
+  });
 
   test('a StorageError passes through with its kind unchanged', () => {
     const busy = new StorageError(new QueueFullError(), 'busy');
@@ -59,6 +70,22 @@ describe('toHttpError: what the client is told of a thrown value', () => {
     const refusal = new HttpError(412, messages.preconditionFailed, { ETag: '"x"' });
     assert.equal(toHttpError(refusal, logger, {}), refusal);
     assert.deepEqual(lines, []);
+  });
+
+  test('a conflict -> 409 {"error": its message}, and nothing is logged (the client\'s doing, not a fault)', () => {
+    const { logger, lines } = recordingLogger();
+    const answer = toHttpError(new ConflictError(messages.emailInUse), logger, {});
+    assert.equal(answer.status, 409);
+    assert.equal(answer.body, '{"error":"Email already in use"}');
+    assert.equal(answer.contentType, 'json');
+    assert.deepEqual(lines, []);
+  });
+
+  test('a duplicate nothing turned into a conflict -> 500 Database error, logged', () => {
+    const { logger, lines } = recordingLogger();
+    const answer = toHttpError(new StorageError(duplicateKey, 'duplicate'), logger, {});
+    assert.deepEqual([answer.status, JSON.parse(answer.body)], [500, { error: 'Database error' }]);
+    assert.equal(lines[0]!.error, duplicateKey);
   });
 
   test('busy storage -> 503 {"error": "Service busy, retry shortly"} with Retry-After: 1, logged as a warning', () => {

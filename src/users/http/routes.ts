@@ -17,7 +17,7 @@ import { listRequest } from '../rules/list-request.js';
 import { singlePassword } from './password.js';
 import type { UserStore } from '../storage/store.js';
 import { userJson } from '../rules/user.js';
-import { validateUserInput, validateUserPatch } from '../rules/validate.js';
+import type { UserValidation } from '../rules/validate.js';
 
 export interface UserRouteDeps {
   store: UserStore;
@@ -29,6 +29,8 @@ export interface UserRouteDeps {
   errors: CompatErrors;
   /** Signs and reads the positions of sorted pages. */
   cursors: ListCursors;
+  /** How bodies are read: the contract's way, or VALIDATE_EMAIL's. */
+  validate: UserValidation;
 }
 
 const created = JSON.stringify({ message: messages.userCreated });
@@ -37,7 +39,7 @@ const deleted = JSON.stringify({ message: messages.userDeleted });
 const preconditionFailed = new HttpError(412, messages.preconditionFailed);
 
 export function registerUserRoutes(router: Router<Handler>, deps: UserRouteDeps): void {
-  const { store, passwordMatches, attempts, clientAddress, errors, cursors } = deps;
+  const { store, passwordMatches, attempts, clientAddress, errors, cursors, validate } = deps;
   const byId = { id: isIdSegment };
 
   router.add('GET', '/api/users', async ({ req, res, query }) => {
@@ -58,7 +60,7 @@ export function registerUserRoutes(router: Router<Handler>, deps: UserRouteDeps)
   });
 
   router.add('POST', '/api/users', async ({ req, res }) => {
-    const { name, email } = validateUserInput(await readJsonObject(req));
+    const { name, email } = validate.input(await readJsonObject(req));
     const id = await store.create(name, email);
     sendJson(res, 201, created, { Location: `/api/users/${id}` });
   });
@@ -74,7 +76,7 @@ export function registerUserRoutes(router: Router<Handler>, deps: UserRouteDeps)
   }, byId);
 
   router.add('PUT', '/api/users/:id', async ({ req, res, params }) => {
-    const { name, email } = validateUserInput(await readJsonObject(req));
+    const { name, email } = validate.input(await readJsonObject(req));
     const id = storableId(params.id!);
     const precondition = ifMatch(req.headers['if-match']);
     if (precondition && id !== undefined) {
@@ -86,7 +88,7 @@ export function registerUserRoutes(router: Router<Handler>, deps: UserRouteDeps)
   }, byId);
 
   router.add('PATCH', '/api/users/:id', async ({ req, res, params }) => {
-    const patch = validateUserPatch(await readJsonObject(req));
+    const patch = validate.patch(await readJsonObject(req));
     const id = storableId(params.id!);
     if (id === undefined) throw updateMissing;
     sendOutcome(res, await store.writeIf(id, patch, ifMatch(req.headers['if-match'])), updated, updateMissing);

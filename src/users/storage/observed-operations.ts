@@ -1,6 +1,7 @@
 import { finished, type Readable } from 'node:stream';
 import type { RunBatch } from '../../db/batcher.js';
 import type { StopSignal } from '../../db/stop-signal.js';
+import { ConflictError } from '../../errors/conflict-error.js';
 import { StorageError } from '../../errors/storage-error.js';
 import type { OperationOutcome, StoreObserver, StoreOperation } from './store-observer.js';
 
@@ -64,7 +65,8 @@ export function sized<I, R>(observer: StoreObserver | undefined, kind: StoreOper
   };
 }
 
-/** A failure as the metrics count it: turned away because too much waits, or anything else. */
+/** A failure as the metrics count it: turned away because too much waits, a conflict, or anything else. */
 function outcomeOf(error: unknown): OperationOutcome {
+  if (error instanceof ConflictError) return 'conflict';
   return error instanceof StorageError && error.kind === 'busy' ? 'busy' : 'error';
 }

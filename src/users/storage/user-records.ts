@@ -2,6 +2,8 @@ import { Batcher, paddedSize, type Pending } from '../../db/batcher.js';
 import type { Database } from '../../db/database.js';
 import { isSyntaxError, wasRefusedByServer } from '../../db/mysql-errors.js';
 import type { Deadline } from '../../db/deadline.js';
+import { ConflictError } from '../../errors/conflict-error.js';
+import { messages } from '../../errors/messages.js';
 import { StorageError } from '../../errors/storage-error.js';
 import type { PoolTuning } from '../../db/pool-tuning.js';
 import { sql } from '../../db/statements.js';
@@ -26,7 +28,9 @@ const MAX_BATCH = 64;
 /**
  * Users one at a time: read by id, created, updated, deleted. Concurrent reads by id, creates and
  * updates are coalesced: each kind shares statements and round trips while earlier batches are
- * still running, and every caller still gets its own answer. Every failure is a StorageError.
+ * still running, and every caller still gets its own answer. A write that would give a user an
+ * email another user has (UNIQUE_EMAIL's unique index) fails with a ConflictError; every other
+ * failure is a StorageError.
  */
 export class UserRecords {
   private readonly reads: Batcher<number, UserRow | undefined>;
@@ -56,12 +60,12 @@ export class UserRecords {
 
   /** The new user's id. */
   create(name: string, email: string): Promise<number> {
-    return counted(this.observer, 'create', this.creates.submit({ name, email }));
+    return counted(this.observer, 'create', this.creates.submit({ name, email }).catch(emailConflict));
   }
 
   /** False when no user has the id. */
   update(id: number, name: string, email: string): Promise<boolean> {
-    return counted(this.observer, 'update', this.updates.submit({ id, name, email }));
+    return counted(this.observer, 'update', this.updates.submit({ id, name, email }).catch(emailConflict));
   }
 
   /** False when no user has the id. */
@@ -71,7 +75,7 @@ export class UserRecords {
 
   /** A write that depends on the user's current version (see ConditionalWrites). */
   writeIf(id: number, change: Change, precondition: TagCondition | undefined): Promise<WriteOutcome> {
-    return counted(this.observer, change === 'remove' ? 'delete' : 'update', this.conditionalWrites.apply(id, change, precondition));
+    return counted(this.observer, change === 'remove' ? 'delete' : 'update', this.conditionalWrites.apply(id, change, precondition).catch(emailConflict));
   }
 
   /**
@@ -96,10 +100,11 @@ export class UserRecords {
   /**
    * One multi-row INSERT: all rows are stored or none, and RETURNING gives each row's id in the
    * order of its values, whatever auto-increment step or lock mode the server uses. If the server
-   * refuses it, nothing was stored, so each row is tried alone (its id is the statement's insert id)
-   * and only the culprit fails; a server without RETURNING (MySQL) refuses it as a syntax error and
-   * gets single inserts from then on. If the outcome is unknown (connection lost, timeout), every
-   * caller is told it failed: none is told a success that was not confirmed.
+   * refuses it (a value too long, an email already taken), nothing was stored, so each row is tried
+   * alone (its id is the statement's insert id) and only the culprits fail; a server without
+   * RETURNING (MySQL) refuses it as a syntax error and gets single inserts from then on. If the
+   * outcome is unknown (connection lost, timeout), every caller is told it failed: none is told a
+   * success that was not confirmed.
    */
   private async createBatch(batch: ReadonlyArray<Pending<NewUser, number>>): Promise<void> {
     const deadline = this.deadlineOf(batch);
@@ -123,36 +128,65 @@ export class UserRecords {
   }
 
   /**
-   * One UPDATE replaces every user of the batch; for duplicates within a batch the latest request
-   * wins, as if they ran in arrival order. When it finds as many rows as there are ids, every id
-   * existed. Otherwise each id is updated alone to learn which did: a row already updated is
-   * written again with the same values, which is what a client's retry of an idempotent PUT does.
+   * One UPDATE replaces every user of the batch; for a user asked for twice in a batch the latest
+   * request wins, as if they ran in arrival order. When it finds as many rows as there are ids, every id
+   * existed. Otherwise, or if the server refused it (an email already taken: nothing changed), each
+   * request is written alone, so each caller learns its own outcome and only the culprits fail. A
+   * row the shared statement already updated is written again with the same values, which is what
+   * a client's retry of an idempotent PUT does.
    */
   private async updateBatch(batch: ReadonlyArray<Pending<UserUpdate, boolean>>): Promise<void> {
-    const latest = new Map(batch.map(({ item }) => [item.id, item]));
-    const found = await this.updateExisting([...latest.values()], this.deadlineOf(batch));
-    for (const pending of batch) pending.resolve(found.has(pending.item.id));
+    const deadline = this.deadlineOf(batch);
+    const targets = [...new Map(batch.map(({ item }) => [item.id, item])).values()];
+    if (targets.length > 1) {
+      try {
+        if (await this.updateTogether(targets, deadline)) {
+          for (const pending of batch) pending.resolve(true);
+          return;
+        }
+      } catch (error) {
+        if (!wasRefusedByServer(error)) throw error;
+      }
+    }
+    await this.updateEachAlone(batch, deadline);
   }
 
-  /** The ids of `targets` that exist, each now holding its new values. */
-  private async updateExisting(targets: UserUpdate[], deadline: Deadline): Promise<Set<number>> {
-    if (targets.length > 1) {
-      const rows = padded(targets);
-      const values = [
-        ...rows.flatMap((user) => [user.id, user.name]),
-        ...rows.flatMap((user) => [user.id, user.email]),
-        ...rows.map((user) => user.id),
-      ];
-      const result = await this.db.write(sql.updateUsers(rows.length), values, deadline);
-      if (result.affectedRows === targets.length) return new Set(targets.map((user) => user.id));
-    }
-    const found = await Promise.all(
-      targets.map(({ id, name, email }) =>
-        this.db.write(sql.updateUser, [name, email, id], deadline).then((result) => result.affectedRows > 0),
-      ),
-    );
-    return new Set(targets.filter((_, i) => found[i]).map((user) => user.id));
+  /** True when one statement found every user of `targets`: each now holds its new values. */
+  private async updateTogether(targets: UserUpdate[], deadline: Deadline): Promise<boolean> {
+    const rows = padded(targets);
+    const values = [
+      ...rows.flatMap((user) => [user.id, user.name]),
+      ...rows.flatMap((user) => [user.id, user.email]),
+      ...rows.map((user) => user.id),
+    ];
+    const result = await this.db.write(sql.updateUsers(rows.length), values, deadline);
+    return result.affectedRows === targets.length;
   }
+
+  /** Each request its own statement (those for one user in arrival order, so the latest wins); each settles on its own. */
+  private async updateEachAlone(batch: ReadonlyArray<Pending<UserUpdate, boolean>>, deadline: Deadline): Promise<void> {
+    const byUser = new Map<number, Array<Pending<UserUpdate, boolean>>>();
+    for (const pending of batch) {
+      const requests = byUser.get(pending.item.id);
+      if (requests) requests.push(pending);
+      else byUser.set(pending.item.id, [pending]);
+    }
+    await Promise.all(
+      [...byUser.values()].map(async (requests) => {
+        for (const { item, resolve, reject } of requests) {
+          await this.db.write(sql.updateUser, [item.name, item.email, item.id], deadline).then((result) => resolve(result.affectedRows > 0), reject);
+        }
+      }),
+    );
+  }
+}
+
+/**
+ * A refused write's failure as the routes see it: a duplicate key is an email another user has,
+ * since users_email_unique is the only unique key besides the id, which no write sets.
+ */
+function emailConflict(error: unknown): never {
+  throw error instanceof StorageError && error.kind === 'duplicate' ? new ConflictError(messages.emailInUse) : error;
 }
 
 /** The items, the last one repeated up to the next power of two (harmless in IN lists and CASEs). */

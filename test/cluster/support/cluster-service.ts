@@ -10,11 +10,11 @@ export function scenarioDatabase(label: string): string {
   return `usvc_${label}_${process.pid}_${randomBytes(3).toString('hex')}`;
 }
 
-/** The service as production runs it, WORKERS=2, with DB_HOST listing the nodes in `order`. */
-export function spawnClusterService(cluster: GaleraCluster, order: number[], database: string): Promise<ChildService> {
+/** The service as production runs it, WORKERS=2, with DB_HOST listing the nodes in `order` (`env` adds settings). */
+export function spawnClusterService(cluster: GaleraCluster, order: number[], database: string, env: Record<string, string> = {}): Promise<ChildService> {
   const servers = order.map((i) => ({ host: '127.0.0.1', port: cluster.nodes[i]!.ports.sql }));
   const db = { servers, user: 'root', password: '', database };
-  return spawnService(db, { WORKERS: '2', DB_POOL_SIZE: '8' });
+  return spawnService(db, { WORKERS: '2', DB_POOL_SIZE: '8', ...env });
 }
 
 /** How many connections the node holds to `database`: proof of which node a service is using. */
