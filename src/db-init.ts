@@ -1,6 +1,6 @@
-import { ConfigError, entryDefaults, loadConfig } from './config/environment.js';
-import { EmbeddedServerError } from './embedded-db/index.js';
+import { entryDefaults, loadConfig } from './config/environment.js';
 import { ensureUsersTable } from './startup/schema.js';
+import { reportCommandFailure } from './startup/command-failure.js';
 import { openServiceDatabase } from './startup/service-database.js';
 
 /** `npm run db:init`: applies schema.sql to the configured (or embedded) database now, and says what it did. */
@@ -18,12 +18,5 @@ try {
     await database.stop();
   }
 } catch (error) {
-  const reason =
-    error instanceof ConfigError
-      ? `Invalid configuration: ${error.message}`
-      : error instanceof EmbeddedServerError
-        ? error.message
-        : String(error);
-  console.error(`db:init failed: ${reason}`);
-  process.exitCode = 1;
+  reportCommandFailure('db:init', error);
 }

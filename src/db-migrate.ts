@@ -1,11 +1,10 @@
-import { ConfigError, entryDefaults, loadConfig } from './config/environment.js';
-import { EmbeddedServerError } from './embedded-db/index.js';
+import { entryDefaults, loadConfig } from './config/environment.js';
 import { createLogger } from './log/logger.js';
 import { planSchema } from './startup/migration-plan.js';
 import { latestVersion } from './startup/migrations.js';
 import { ensureSchema } from './startup/schema.js';
+import { reportCommandFailure } from './startup/command-failure.js';
 import { openServiceDatabase } from './startup/service-database.js';
-import { UnusableSchemaError } from './startup/unusable-schema.js';
 
 /**
  * `npm run db:migrate`: what the service does to the schema at start, now: the users table created
@@ -41,12 +40,5 @@ try {
     await database.stop();
   }
 } catch (error) {
-  const reason =
-    error instanceof ConfigError
-      ? `Invalid configuration: ${error.message}`
-      : error instanceof EmbeddedServerError || error instanceof UnusableSchemaError
-        ? error.message
-        : String(error);
-  console.error(`db:migrate failed: ${reason}`);
-  process.exitCode = 1;
+  reportCommandFailure('db:migrate', error);
 }

@@ -136,7 +136,8 @@ function marks(count: number, group: string, separator = ', '): string {
   return Array.from({ length: count }, () => group).join(separator);
 }
 
-function memoized(build: (count: number) => string): (count: number) => string {
+/** A statement built once per count and reused, so each size is prepared (or parsed) once. */
+export function memoized(build: (count: number) => string): (count: number) => string {
   const built = new Map<number, string>();
   return (count) => {
     let statement = built.get(count);

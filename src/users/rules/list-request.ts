@@ -77,8 +77,7 @@ export function listRequest(query: string, prefer: string | string[] | undefined
   if (limit === undefined) {
     if (after !== undefined) throw new HttpError(400, messages.afterWithoutLimit);
     if (cursor !== undefined) throw new HttpError(400, messages.cursorWithoutLimit);
-    const unsorted = sort.field === 'id' && !sort.descending;
-    return plain && unsorted && !count ? undefined : { filter, sort, count };
+    return plain && pagesById(sort) && !count ? undefined : { filter, sort, count };
   }
   if (!isIdSegment(limit) || Number(limit) < 1 || Number(limit) > MAX_PAGE_SIZE) {
     throw new HttpError(400, fieldMessages.limitRange(MAX_PAGE_SIZE));
@@ -113,7 +112,7 @@ function findText(name: string, value: string): string {
 
 /** `after`: the id sort's position, a plain id, as the contract's paging has it. */
 function afterId(after: string, sort: SortOrder): Position {
-  if (sort.field !== 'id' || sort.descending) throw new HttpError(400, messages.afterNeedsIdSort);
+  if (!pagesById(sort)) throw new HttpError(400, messages.afterNeedsIdSort);
   if (!isIdSegment(after)) throw new HttpError(400, messages.afterNotInteger);
   // No id is above the column's maximum, so a larger `after` asks for the empty page at the end.
   const id = Math.min(Number(after), MAX_USER_ID);

@@ -1,0 +1,15 @@
+import { ConfigError } from '../config/environment.js';
+import { EmbeddedServerError } from '../embedded-db/index.js';
+import { UnusableSchemaError } from './unusable-schema.js';
+
+/** The one line a database command (`db:init`, `db:migrate`) prints when it fails; sets exit code 1. */
+export function reportCommandFailure(command: string, error: unknown): void {
+  const reason =
+    error instanceof ConfigError
+      ? `Invalid configuration: ${error.message}`
+      : error instanceof EmbeddedServerError || error instanceof UnusableSchemaError
+        ? error.message
+        : String(error);
+  console.error(`${command} failed: ${reason}`);
+  process.exitCode = 1;
+}
