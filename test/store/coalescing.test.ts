@@ -10,6 +10,27 @@ import { StorageError } from '../../src/errors/storage-error.js';
 import { UserStore } from '../../src/users/storage/store.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 
+interface OpenStore {
+  db: TestDatabase;
+  pool: ConnectionSource;
+  store: UserStore;
+}
+
+/** A users table of its own, and a store on it (the default tuning unless given). */
+async function openStore(label: string, tuning = defaultTuning): Promise<OpenStore> {
+  const db = await createTestDatabase(label);
+  await ensureUsersTable(db.config);
+  const pool = createConnectionSource(db.config, tuning);
+  return { db, pool, store: new UserStore(pool) };
+}
+
+async function closeStore({ db, pool }: OpenStore): Promise<void> {
+  await endPool(pool);
+  await db.drop();
+}
+
+const THREE_USERS = "INSERT INTO users (id, name, email) VALUES (1, 'One', 'one@x.io'), (2, 'Two', 'two@x.io'), (3, 'Three', 'three@x.io')";
+
 // Operations submitted in the same tick leave in one batch (see db/batcher.ts), so each test below
 // exercises the shared statements against the real database.
 describe('coalesced store operations', () => {
@@ -18,20 +39,12 @@ describe('coalesced store operations', () => {
   let store: UserStore;
 
   before(async () => {
-    db = await createTestDatabase('coalescing');
-    await ensureUsersTable(db.config);
-    pool = createConnectionSource(db.config, defaultTuning);
-    store = new UserStore(pool);
+    ({ db, pool, store } = await openStore('coalescing'));
   });
-
-  after(async () => {
-    await endPool(pool);
-    await db.drop();
-  });
-
+  after(() => closeStore({ db, pool, store }));
   beforeEach(async () => {
     await db.query('DELETE FROM users');
-    await db.query("INSERT INTO users (id, name, email) VALUES (1, 'One', 'one@x.io'), (2, 'Two', 'two@x.io'), (3, 'Three', 'three@x.io')");
+    await db.query(THREE_USERS);
   });
 
   test('updates in one batch, all ids existing: every caller is told so and every row holds its new values', async () => {
@@ -104,16 +117,10 @@ describe('coalesced creates with the auto-increment step of a three-node Galera 
   let store: UserStore;
 
   before(async () => {
-    db = await createTestDatabase('coalescing_step');
-    await ensureUsersTable(db.config);
-    pool = createConnectionSource(db.config, poolTuning({ connectionLimit: 4, queueLimit: 100, connectTimeoutMs: 2000, testing: { sessionAutoIncrement: { increment: 3, offset: 2 } } }));
-    store = new UserStore(pool);
+    const galeraStep = { sessionAutoIncrement: { increment: 3, offset: 2 } };
+    ({ db, pool, store } = await openStore('coalescing_step', poolTuning({ connectionLimit: 4, queueLimit: 100, connectTimeoutMs: 2000, testing: galeraStep })));
   });
-
-  after(async () => {
-    await endPool(pool);
-    await db.drop();
-  });
+  after(() => closeStore({ db, pool, store }));
 
   test('64 creates in one batch (one INSERT ... RETURNING): ids step by 3 and each caller gets the id of its own row', async () => {
     const names = Array.from({ length: 64 }, (_, i) => `Stepped ${i}`);
@@ -130,21 +137,13 @@ describe('coalesced writes with the unique email index (UNIQUE_EMAIL)', () => {
   let store: UserStore;
 
   before(async () => {
-    db = await createTestDatabase('coalescing_unique');
-    await ensureUsersTable(db.config);
+    ({ db, pool, store } = await openStore('coalescing_unique'));
     await db.query('ALTER TABLE users ADD UNIQUE INDEX IF NOT EXISTS users_email_unique (email)');
-    pool = createConnectionSource(db.config, defaultTuning);
-    store = new UserStore(pool);
   });
-
-  after(async () => {
-    await endPool(pool);
-    await db.drop();
-  });
-
+  after(() => closeStore({ db, pool, store }));
   beforeEach(async () => {
     await db.query('DELETE FROM users');
-    await db.query("INSERT INTO users (id, name, email) VALUES (1, 'One', 'one@x.io'), (2, 'Two', 'two@x.io'), (3, 'Three', 'three@x.io')");
+    await db.query(THREE_USERS);
   });
 
   test('updates in one batch, one taking another user\'s email: it alone fails with a ConflictError, the others are stored', async () => {
