@@ -82,6 +82,18 @@ describe('email= lookups are coalesced like reads by id, each answered on its ow
     assert.equal(ids(res).length, 1001);
     await service.db.query("DELETE FROM users WHERE email = 'shared@crowd.example'");
   });
+  test('an email shared by more users than a whole batch may hold leaves every lookup of its batch whole', async () => {
+    const values = Array.from({ length: 5000 }, (_, i) => `('Packed ${i}', 'packed@crowd.example')`);
+    await service.db.query(`INSERT INTO users (name, email) VALUES ${values.join(',')}`);
+    const asked = ['packed@crowd.example', 'john@example.com', 'jane@example.com', 'nobody@example.com'];
+    const answers = await Promise.all(asked.map((email) => list(`&email=${encodeURIComponent(email)}`)));
+    for (const [i, res] of answers.entries()) {
+      assert.equal(res.status, 200);
+      assert.deepEqual(ids(res), await idsWhere('WHERE email = ?', [asked[i]]), asked[i]);
+    }
+    assert.equal(ids(answers[0]!).length, 5000);
+    await service.db.query("DELETE FROM users WHERE email = 'packed@crowd.example'");
+  });
 });
 
 describe('q=: name or email contains the text, case-insensitively', () => {

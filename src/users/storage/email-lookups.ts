@@ -3,7 +3,7 @@ import type { Database } from '../../db/database.js';
 import type { PoolTuning } from '../../db/pool-tuning.js';
 import { StorageError } from '../../errors/storage-error.js';
 import { UserArrayBuilder, type ListRow } from './list-layout.js';
-import { EMAIL_LOOKUP_ROWS, emailLookups } from './list-statements.js';
+import { EMAIL_LOOKUP_ROWS, emailLookupLimit, emailLookups } from './list-statements.js';
 import { counted } from './observed-operations.js';
 import type { StoreObserver } from './store-observer.js';
 
@@ -16,7 +16,8 @@ type LookupRow = ListRow & { n: Buffer; id: Buffer };
  * `GET /api/users?email=…` answered as the reads by id are: concurrent lookups share one statement
  * (one index read each, tagged with its lookup), so each costs a fraction of a round trip. A lookup
  * whose email more than EMAIL_LOOKUP_ROWS users share resolves to undefined: too many to hold, it
- * is streamed instead.
+ * is streamed instead. So does every lookup of a batch whose statement hit its row limit, since
+ * any of them may have been cut short there.
  */
 export class EmailLookups {
   private readonly lookups: Batcher<string, Buffer | undefined>;
@@ -39,9 +40,10 @@ export class EmailLookups {
     const rows = await this.db.readUndecoded<LookupRow[]>(emailLookups(emails.length), emails, this.db.deadlineSince(batch[0]!.since));
     const found = emails.map((): LookupRow[] => []);
     for (const row of rows) found[Number(row.n.toString('latin1'))]!.push(row);
+    const cut = rows.length >= emailLookupLimit(emails.length);
     const bodies = new Map<string, Buffer | undefined>();
     try {
-      emails.forEach((email, i) => bodies.set(email, found[i]!.length > EMAIL_LOOKUP_ROWS ? undefined : arrayOf(found[i]!)));
+      emails.forEach((email, i) => bodies.set(email, cut || found[i]!.length > EMAIL_LOOKUP_ROWS ? undefined : arrayOf(found[i]!)));
     } catch (error) {
       throw new StorageError(error);
     }
@@ -49,7 +51,7 @@ export class EmailLookups {
   }
 }
 
-/** The rows as one JSON array, by id: each branch of the statement reads its index in id order, but a UNION promises no order. */
+/** The rows as one JSON array, by id: the email index holds each email's ids in order, but a join promises no order. */
 function arrayOf(rows: LookupRow[]): Buffer {
   if (rows.length > 1) rows.sort((a, b) => Number(a.id.toString('latin1')) - Number(b.id.toString('latin1')));
   const array = new UserArrayBuilder();

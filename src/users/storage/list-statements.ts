@@ -24,16 +24,21 @@ export const listStatements = {
 export const EMAIL_LOOKUP_ROWS = 1000;
 
 /**
- * `count` email lookups in one statement: each an index read of the ids of the users with exactly
- * that email, tagged with its place (`n`) among the values; each user's row is then built once, by
- * id. Writing the row's expression in every branch instead cost MariaDB about 1.6 times the CPU
- * per lookup in batches of 8 to 32 (parsing it again for each), and the service more to send it.
+ * `count` email lookups in one statement: the emails, each tagged with its place (`n`) among the
+ * values, joined to the users by the email index, so each is one index read. Reading each email's
+ * ids in a branch of its own (a UNION of limited subqueries) cost MariaDB about 1.3 times the CPU
+ * per lookup in batches of 16. The whole statement holds at most EMAIL_LOOKUP_ROWS + 1 rows per
+ * email; a result that reaches that may have cut some email's users short (see EmailLookups).
  */
 export const emailLookups = memoized((count) => {
-  const one = (n: number) => `(SELECT ${n} AS n, id AS found FROM users WHERE email = ? ORDER BY id LIMIT ${EMAIL_LOOKUP_ROWS + 1})`;
-  const found = Array.from({ length: count }, (_, n) => one(n)).join(' UNION ALL ');
-  return `SELECT k.n, id, ${listRow} AS json FROM (${found}) AS k JOIN users ON id = k.found`;
+  const wanted = Array.from({ length: count }, (_, n) => (n === 0 ? 'SELECT 0 AS n, ? AS address' : `SELECT ${n}, ?`)).join(' UNION ALL ');
+  return `SELECT k.n, id, ${listRow} AS json FROM (${wanted}) AS k JOIN users ON email = k.address LIMIT ${emailLookupLimit(count)}`;
 });
+
+/** The most rows the statement of `count` email lookups returns. */
+export function emailLookupLimit(count: number): number {
+  return count * (EMAIL_LOOKUP_ROWS + 1);
+}
 
 /** A page's sort value, as a cursor carries it: created_at to the microsecond, whatever the column's precision. */
 const sortValue: Record<SortField, string> = {
