@@ -1,5 +1,7 @@
 import type { ApiCompat } from '../config/environment.js';
 import { messages } from '../errors/messages.js';
+import { describeAuth, type ProtectedMode } from './openapi-auth.js';
+import { sortStatuses } from './sort-statuses.js';
 
 type Json = Record<string, unknown>;
 
@@ -17,11 +19,13 @@ const notes: Record<Exclude<ApiCompat, 'contract'>, string> = {
 };
 
 /**
- * The description a running service serves: its API_COMPAT mode's (see describeMode), with
- * `/metrics` only when this server answers it there (METRICS=on without METRICS_PORT).
+ * The description a running service serves: its API_COMPAT mode's (see describeMode), with its
+ * bearer tokens when AUTH is on (see describeAuth), and `/metrics` only when this server answers
+ * it there (METRICS=on without METRICS_PORT).
  */
-export function describeService(contract: Json, mode: ApiCompat, metricsOnApiPort: boolean): Json {
-  const doc = describeMode(contract, mode);
+export function describeService(contract: Json, mode: ApiCompat, metricsOnApiPort: boolean, auth?: ProtectedMode): Json {
+  const moded = describeMode(contract, mode);
+  const doc = auth === undefined ? moded : describeAuth(moded, auth);
   if (metricsOnApiPort) return doc;
   const served = (doc === contract ? structuredClone(contract) : doc) as Json & { paths: Json; tags?: Array<{ name: string }> };
   delete served.paths['/metrics'];
@@ -78,11 +82,4 @@ export function describeMode(contract: Json, mode: ApiCompat): Json {
 
 function messageResponse(description: string, examples: Json): Json {
   return { description, content: { 'application/json': { schema: MESSAGE, examples } } };
-}
-
-/** Responses in status order, as in openapi.json, so the docs page lists them as usual. */
-function sortStatuses(responses: Json): void {
-  const sorted = Object.entries(responses).sort(([a], [b]) => a.localeCompare(b));
-  for (const [key] of sorted) delete responses[key];
-  for (const [key, value] of sorted) responses[key] = value;
 }

@@ -1,0 +1,104 @@
+import { sortStatuses } from './sort-statuses.js';
+
+type Json = Record<string, unknown>;
+type Operation = Json & { responses: Json; security?: unknown; parameters?: Json[] };
+
+/** AUTH's two protected modes; `off` serves openapi.json as it is. */
+export type ProtectedMode = 'writes' | 'all';
+
+export const BEARER_SCHEME = 'bearerToken';
+
+const REQUEST_ID = { 'X-Request-Id': { $ref: '#/components/headers/RequestId' } };
+const ERROR = { $ref: '#/components/schemas/Error' };
+
+const challenge = (description: string, example: string): Json => ({
+  description,
+  schema: { type: 'string', example },
+  required: true,
+});
+
+const unauthorized: Json = {
+  description: 'No bearer token (or another scheme than `Bearer`), or a token that is not valid: unknown or revoked, expired, not yet valid, badly signed, or for another issuer or audience.',
+  headers: {
+    'WWW-Authenticate': challenge('The challenge of RFC 6750: `error="invalid_token"` when a token was sent but refused.', 'Bearer realm="users", error="invalid_token"'),
+    ...REQUEST_ID,
+  },
+  content: {
+    'application/json': {
+      schema: ERROR,
+      examples: {
+        authenticationRequired: { summary: 'No bearer token', value: { error: 'Authentication required' } },
+        invalidToken: { summary: 'A token that is not valid', value: { error: 'Invalid token' } },
+      },
+    },
+  },
+};
+
+const forbidden: Json = {
+  description: 'A valid token without the scope the operation needs (named in `WWW-Authenticate`).',
+  headers: {
+    'WWW-Authenticate': challenge('The challenge of RFC 6750, naming the scope needed.', 'Bearer realm="users", error="insufficient_scope", scope="users:write"'),
+    ...REQUEST_ID,
+  },
+  content: {
+    'application/json': {
+      schema: ERROR,
+      examples: { insufficientScope: { summary: 'Token without the scope', value: { error: 'Insufficient scope' } } },
+    },
+  },
+};
+
+const scheme: Json = {
+  type: 'http',
+  scheme: 'bearer',
+  description:
+    'An API key made by `npm run key:new`, or a JWT from the identity provider the server trusts (`JWT_SECRET`, `JWT_PUBLIC_KEY_FILE` or `JWT_JWKS_URL`). ' +
+    'Scopes: `users:read` (read users) and `users:write` (create, update, delete), from the key, or from the JWT\'s `scope` or `scp` claim.',
+};
+
+/**
+ * The description of a server with AUTH on: the bearer scheme, the scope each protected operation
+ * needs, and its 401 and 403 answers, so Swagger UI's "Authorize" sends the token and generated
+ * clients know it is needed. With `writes` the writes are protected; with `all` reading one user
+ * too, and the list takes `pwd` or a token with `users:read`.
+ */
+export function describeAuth(source: Json, mode: ProtectedMode): Json {
+  const doc = structuredClone(source) as Json & { info: Json; components: Json; paths: Record<string, Record<string, Operation>> };
+  doc.components.securitySchemes = { [BEARER_SCHEME]: scheme };
+  doc.info.description = `${String(doc.info.description)}\n\n${note[mode]}`;
+  const users = doc.paths['/api/users']!;
+  const user = doc.paths['/api/users/{id}']!;
+  for (const operation of [users.post!, user.put!, user.patch!, user.delete!]) protect(operation, 'users:write');
+  if (mode === 'all') {
+    protect(user.get!, 'users:read');
+    const list = users.get!;
+    // Either credential will do: the token, or the contract's pwd (an empty requirement: none in the header).
+    list.security = [{ [BEARER_SCHEME]: ['users:read'] }, {}];
+    list.responses['403'] = forbidden;
+    sortStatuses(list.responses);
+    list.parameters = list.parameters?.map((parameter) => (parameter.$ref === '#/components/parameters/AccessPassword' ? optionalPassword : parameter));
+  }
+  return doc;
+}
+
+const note: Record<ProtectedMode, string> = {
+  writes:
+    '**Bearer tokens (`AUTH=writes`).** This server requires `Authorization: Bearer <token>` with the scope `users:write` to create, update or delete users: without a token 401 `{"error": "Authentication required"}`, with a token that is not valid 401 `{"error": "Invalid token"}`, with one that lacks the scope 403 `{"error": "Insufficient scope"}`, each with a `WWW-Authenticate: Bearer realm="users"` challenge. Reading stays as described above. Use "Authorize" to send a token from this page.',
+  all:
+    '**Bearer tokens (`AUTH=all`).** This server requires `Authorization: Bearer <token>`: the scope `users:write` to create, update or delete users and `users:read` to read one; the list takes either `pwd` or a token with `users:read`. Without a token 401 `{"error": "Authentication required"}`, with a token that is not valid 401 `{"error": "Invalid token"}`, with one that lacks the scope 403 `{"error": "Insufficient scope"}`, each with a `WWW-Authenticate: Bearer realm="users"` challenge. Use "Authorize" to send a token from this page.',
+};
+
+const optionalPassword: Json = {
+  name: 'pwd',
+  in: 'query',
+  required: false,
+  description: 'The access password; not needed when a bearer token with `users:read` is sent.',
+  schema: { type: 'string' },
+};
+
+function protect(operation: Operation, scope: string): void {
+  operation.security = [{ [BEARER_SCHEME]: [scope] }];
+  operation.responses['401'] = unauthorized;
+  operation.responses['403'] = forbidden;
+  sortStatuses(operation.responses);
+}
