@@ -76,7 +76,7 @@ export function describeAuth(source: Json, mode: ProtectedMode): Json {
     list.security = [{ [BEARER_SCHEME]: ['users:read'] }, {}];
     list.responses['403'] = forbidden;
     sortStatuses(list.responses);
-    list.parameters = list.parameters?.map((parameter) => (parameter.$ref === '#/components/parameters/AccessPassword' ? optionalPassword : parameter));
+    (doc.components.parameters as Json).AccessPassword = optionalPassword;
   }
   return doc;
 }
