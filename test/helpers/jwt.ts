@@ -1,3 +1,4 @@
+import { KeyObject } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,15 +13,16 @@ export type SigningAlg = 'RS256' | 'PS256' | 'ES256' | 'EdDSA';
 export interface SigningKey {
   readonly alg: SigningAlg;
   readonly kid: string;
-  readonly privateKey: CryptoKey;
+  /** A KeyObject rather than a CryptoKey, which is bound to one algorithm: an RSA key signs PS256 and RS384 too. */
+  readonly privateKey: KeyObject;
   readonly publicKey: CryptoKey;
 }
 
 let kids = 0;
 
 export async function signingKey(alg: SigningAlg, kid = `key-${++kids}`): Promise<SigningKey> {
-  const { privateKey, publicKey } = await generateKeyPair(alg);
-  return { alg, kid, privateKey, publicKey };
+  const { privateKey, publicKey } = await generateKeyPair(alg, { extractable: true });
+  return { alg, kid, privateKey: KeyObject.from(privateKey), publicKey };
 }
 
 export function pemOf(key: SigningKey): Promise<string> {
