@@ -72,6 +72,17 @@ describe('JWT_JWKS_URL: keys fetched from the identity provider and cached', () 
     });
   });
 
+  test('a token without kid is refused when several keys of the JWKS fit its alg', async (t) => {
+    const second = await signingKey('RS256', 'second');
+    const jwks = await jwksServer(t, [await jwkOf(published), await jwkOf(second)]);
+    await refused(jwtVerifier({ jwksUrl: jwks.url }), await signedToken(published, {}, { kid: false }), /no kid, and several RS256 keys/);
+  });
+
+  test('a token without kid is accepted when one key of the JWKS fits its alg', async (t) => {
+    const jwks = await jwksServer(t, [await jwkOf(published), await jwkOf(stranger)]);
+    assert.equal((await jwtVerifier({ jwksUrl: jwks.url })(await signedToken(stranger, {}, { kid: false })))?.name, 'sub:alice');
+  });
+
   test('keys already fetched keep verifying while the JWKS is down', async (t) => {
     const jwks = await jwksServer(t, [await jwkOf(published)]);
     const verify = jwtVerifier({ jwksUrl: jwks.url });

@@ -90,6 +90,13 @@ describe('jwtVerifier: only allowed algorithms, each checked against its own kin
     await refused(jwtVerifier({ publicKeyFile: pemFile }), await signedToken(keys.RS256, {}, { alg: 'RS384' }), /alg "RS384" is not allowed/);
   });
 
+  test('with two keys of one alg in the file (a rotation), tokens of either are accepted', async () => {
+    const next = await signingKey('ES256');
+    const verify = jwtVerifier({ publicKeyFile: write('rotation.pem', (await pemOf(keys.ES256)) + (await pemOf(next))) });
+    assert.equal((await verify(await signedToken(keys.ES256, { sub: 'old' })))?.name, 'sub:old');
+    assert.equal((await verify(await signedToken(next, { sub: 'new' })))?.name, 'sub:new');
+  });
+
   test('a token signed by a key not in the file is refused', async () => {
     const stranger = await signingKey('ES256');
     await refused(jwtVerifier({ publicKeyFile: pemFile }), await signedToken(stranger), /signature matches none of the 1 ES256 key/);
