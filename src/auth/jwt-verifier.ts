@@ -43,7 +43,8 @@ export function jwtVerifier(settings: JwtSettings, options: JwtVerifierOptions =
   };
   const secret = settings.secret === undefined ? undefined : hmacKey(settings.secret);
   const pemKeys = settings.publicKeyFile === undefined ? [] : loadPublicKeys(settings.publicKeyFile);
-  const jwks = settings.jwksUrl === undefined ? undefined : jwksKeys(settings.jwksUrl, { timeoutMs: options.jwksTimeoutMs, cooldownMs: options.jwksCooldownMs });
+  const jwksOptions = { timeoutMs: options.jwksTimeoutMs, cooldownMs: options.jwksCooldownMs };
+  const jwks = settings.jwksUrl === undefined ? undefined : jwksKeys(settings.jwksUrl, jwksOptions);
   if (secret === undefined && pemKeys.length === 0 && jwks === undefined)
     throw new ConfigError('JWT verification needs JWT_SECRET, JWT_PUBLIC_KEY_FILE or JWT_JWKS_URL');
   const verifyPublic = pemKeys.length > 0 || jwks !== undefined ? publicKeyVerification(pemKeys, jwks, claims) : undefined;
@@ -51,12 +52,12 @@ export function jwtVerifier(settings: JwtSettings, options: JwtVerifierOptions =
   const verify = async (token: string): Promise<JWTPayload> => {
     const { alg, kid } = decodeProtectedHeader(token);
     if (alg === 'HS256') {
-      if (secret === undefined) throw new InvalidTokenError('JWT refused: an HS256 token, and JWT_SECRET is not set');
+      if (secret === undefined) throw new InvalidTokenError('JWT refused: alg HS256 needs JWT_SECRET, which is not set');
       return (await jwtVerify(token, await secret, { ...claims, algorithms: ['HS256'] })).payload;
     }
     if (!ASYMMETRIC_ALGORITHMS.includes(alg as AsymmetricAlgorithm))
       throw new InvalidTokenError(`JWT refused: alg ${quoted(alg)} is not allowed (HS256, ${ASYMMETRIC_ALGORITHMS.join(', ')} are)`);
-    if (verifyPublic === undefined) throw new InvalidTokenError(`JWT refused: an ${alg} token, and only JWT_SECRET (HS256) is set`);
+    if (verifyPublic === undefined) throw new InvalidTokenError(`JWT refused: alg ${alg} needs a public key, and only JWT_SECRET (HS256) is set`);
     return verifyPublic(token, alg as AsymmetricAlgorithm, kid);
   };
 
