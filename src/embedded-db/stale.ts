@@ -34,7 +34,7 @@ export async function clearEarlierRun(files: RunFiles, stopTimeoutMs: number): P
 }
 
 export function recordOwner(files: RunFiles): void {
-  writeFileSync(files.ownerFile, `${process.pid}\n`);
+  writeFileSync(files.ownerFile, `${process.pid}\n`, { mode: 0o600 });
 }
 
 /** SIGTERM (a clean shutdown), then SIGKILL as the last resort once timeoutMs has passed. */
