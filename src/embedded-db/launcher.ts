@@ -1,13 +1,12 @@
 import { spawn } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import { chmodSync, closeSync, openSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { findServerBinaries, type ServerBinaries, type ServerFlavour } from './binaries.js';
 import { initialiseDataDir, userArgs } from './data-dir.js';
 import { EmbeddedServerError } from './embedded-server-error.js';
 import { closeToOthers, makeDataDirPrivate } from './owner-only.js';
 import { answersAsRoot } from './readiness.js';
+import { socketInDataDir, socketInPrivateTempDir, type SocketPlace } from './socket-place.js';
 import { clearEarlierRun, recordOwner, stopPid, type RunFiles } from './stale.js';
 
 export interface PrivateServerOptions {
@@ -21,7 +20,11 @@ export interface PrivateServerOptions {
    * it to another account on purpose (a Galera node run as root, whose state transfer writes as nobody).
    */
   dataDirOwner?: number;
-  /** Defaults to `mysqld.sock` in the data directory (or in the temp folder when that path is too long). */
+  /**
+   * Defaults to `mysqld.sock` in the data directory, or to a private 0700 folder made in the temp
+   * folder when that path is too long. One given here is used as it is: its folder is the caller's
+   * to keep private.
+   */
   socketPath?: string;
   /** A TCP port on 127.0.0.1 to listen on as well; without one the server opens no TCP port at all. */
   port?: number;
@@ -53,14 +56,12 @@ export interface PrivateServer {
   stop(): Promise<void>;
 }
 
-/** Unix socket paths are limited to about 104 bytes (macOS) or 108 (Linux). */
-const MAX_SOCKET_PATH = 100;
-
 /**
  * Starts a MariaDB/MySQL server of its own on the machine's installed binaries: initialises the data
  * directory when it is new, clears what a crashed earlier run left, and resolves once the server
- * answers as root without a password on its socket. The data directory is 0700 and no TCP port is
- * opened unless one is asked for. The server runs in its own process group, so a Ctrl-C at
+ * answers as root without a password on its socket. Only the user running it reaches that socket:
+ * it lies in a 0700 folder (the data directory, or a private one in the temp folder), and no TCP
+ * port is opened unless one is asked for. The server runs in its own process group, so a Ctrl-C at
  * the terminal reaches the caller, which decides when to stop it.
  */
 export async function startPrivateServer(options: PrivateServerOptions): Promise<PrivateServer> {
@@ -76,14 +77,15 @@ export async function startPrivateServer(options: PrivateServerOptions): Promise
     dataDir,
     pidFile: join(dataDir, 'server.pid'),
     ownerFile: join(dataDir, 'launcher.pid'),
-    socketPath: resolve(options.socketPath ?? defaultSocketPath(dataDir)),
+    socketPath: options.socketPath === undefined ? socketInDataDir(dataDir) : resolve(options.socketPath),
   };
   const stopTimeoutMs = options.stopTimeoutMs ?? 30_000;
   await clearEarlierRun(files, stopTimeoutMs);
   const initialised = await initialiseDataDir(binaries, dataDir, logFile);
   // What an earlier version or the install tool left readable by everyone.
   closeToOthers(dataDir);
-  const socket = { path: files.socketPath, release() {} };
+  const socket: SocketPlace =
+    files.socketPath === undefined ? socketInPrivateTempDir(dataDir) : { path: files.socketPath, release() {} };
 
   const logStart = fileSize(logFile);
   const log = openSync(logFile, 'a', 0o600);
@@ -160,13 +162,6 @@ async function untilAnswering(socketPath: string, exited: Promise<void>, timeout
     if (Date.now() > deadline) throw new Error(`the database server did not answer within ${timeoutMs / 1000} s`);
     await new Promise((wake) => setTimeout(wake, 100));
   }
-}
-
-function defaultSocketPath(dataDir: string): string {
-  const inDataDir = join(dataDir, 'mysqld.sock');
-  if (Buffer.byteLength(inDataDir) <= MAX_SOCKET_PATH) return inDataDir;
-  const digest = createHash('sha256').update(dataDir).digest('hex').slice(0, 16);
-  return join(tmpdir(), `mysqld-${digest}.sock`);
 }
 
 function fileSize(file: string): number {
