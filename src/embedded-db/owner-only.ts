@@ -37,6 +37,11 @@ export function closeToOthers(dataDir: string): void {
     const path = join(dataDir, entry);
     const stat = lstatSync(path);
     if (stat.isSymbolicLink() || (stat.mode & OTHERS) === 0) continue;
-    chmodSync(path, stat.mode & 0o7777 & ~OTHERS);
+    try {
+      chmodSync(path, stat.mode & 0o7777 & ~OTHERS);
+    } catch (error) {
+      // Another account's file in the data directory (a start as root, say): the server could not use it either.
+      throw new EmbeddedServerError(`${path} (uid ${stat.uid}) cannot be closed to other accounts: ${(error as Error).message}`);
+    }
   }
 }
