@@ -13,7 +13,8 @@ function isInitialised(dataDir: string): boolean {
 
 /**
  * Initialises an empty data directory for the server, with `root` reachable without a password
- * (on the socket and on 127.0.0.1). The work is done in a sibling folder and moved in afterwards,
+ * (on the socket and on 127.0.0.1): what keeps other accounts out is that the socket lies in a
+ * folder only this user can enter, and that no TCP port is opened unless one is asked for. The work is done in a sibling folder and moved in afterwards,
  * the system schema last: an interrupted first start leaves no half-made data directory behind.
  * Returns false when the directory was initialised already.
  */
@@ -68,7 +69,7 @@ function initCommand(binaries: ServerBinaries, dataDir: string, tmp: string): [s
 }
 
 function runToLog([command, args]: [string, string[]], logFile: string): Promise<void> {
-  const log = openSync(logFile, 'a');
+  const log = openSync(logFile, 'a', 0o600);
   try {
     const child = spawn(command, args, { stdio: ['ignore', log, log] });
     return new Promise((resolve, reject) => {

@@ -1,18 +1,30 @@
 import { spawn } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { closeSync, mkdirSync, openSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, closeSync, openSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { findServerBinaries, type ServerBinaries, type ServerFlavour } from './binaries.js';
 import { initialiseDataDir, userArgs } from './data-dir.js';
 import { EmbeddedServerError } from './embedded-server-error.js';
+import { closeToOthers, makeDataDirPrivate } from './owner-only.js';
 import { answersAsRoot } from './readiness.js';
+import { socketInDataDir, socketInPrivateTempDir, type SocketPlace } from './socket-place.js';
 import { clearEarlierRun, recordOwner, stopPid, type RunFiles } from './stale.js';
 
 export interface PrivateServerOptions {
-  /** Where the server keeps its data; initialised when empty or missing, reused otherwise. */
+  /**
+   * Where the server keeps its data; initialised when empty or missing, reused otherwise. It is made
+   * (or tightened to) 0700, and refused when another account owns it.
+   */
   dataDir: string;
-  /** Defaults to `mysqld.sock` in the data directory (or in the temp folder when that path is too long). */
+  /**
+   * The uid allowed to own the data directory instead of the running user's: for a caller that hands
+   * it to another account on purpose (a Galera node run as root, whose state transfer writes as nobody).
+   */
+  dataDirOwner?: number;
+  /**
+   * Defaults to `mysqld.sock` in the data directory, or to a private 0700 folder made in the temp
+   * folder when that path is too long. One given here is used as it is: its folder is the caller's
+   * to keep private.
+   */
   socketPath?: string;
   /** A TCP port on 127.0.0.1 to listen on as well; without one the server opens no TCP port at all. */
   port?: number;
@@ -44,14 +56,13 @@ export interface PrivateServer {
   stop(): Promise<void>;
 }
 
-/** Unix socket paths are limited to about 104 bytes (macOS) or 108 (Linux). */
-const MAX_SOCKET_PATH = 100;
-
 /**
  * Starts a MariaDB/MySQL server of its own on the machine's installed binaries: initialises the data
  * directory when it is new, clears what a crashed earlier run left, and resolves once the server
- * answers as root without a password on its socket. The server runs in its own process group, so a
- * Ctrl-C at the terminal reaches the caller, which decides when to stop it.
+ * answers as root without a password on its socket. Only the user running it reaches that socket:
+ * it lies in a 0700 folder (the data directory, or a private one in the temp folder), and no TCP
+ * port is opened unless one is asked for. The server runs in its own process group, so a Ctrl-C at
+ * the terminal reaches the caller, which decides when to stop it.
  */
 export async function startPrivateServer(options: PrivateServerOptions): Promise<PrivateServer> {
   if (options.port !== undefined && !(Number.isInteger(options.port) && options.port > 0 && options.port < 65536)) {
@@ -61,20 +72,24 @@ export async function startPrivateServer(options: PrivateServerOptions): Promise
   const binaries = options.binaries ?? findServerBinaries();
   const dataDir = resolve(options.dataDir);
   const logFile = resolve(options.logFile ?? join(dataDir, 'server.log'));
+  makeDataDirPrivate(dataDir, options.dataDirOwner);
   const files: RunFiles = {
     dataDir,
     pidFile: join(dataDir, 'server.pid'),
     ownerFile: join(dataDir, 'launcher.pid'),
-    socketPath: resolve(options.socketPath ?? defaultSocketPath(dataDir)),
+    socketPath: options.socketPath === undefined ? socketInDataDir(dataDir) : resolve(options.socketPath),
   };
   const stopTimeoutMs = options.stopTimeoutMs ?? 30_000;
-  mkdirSync(dataDir, { recursive: true });
   await clearEarlierRun(files, stopTimeoutMs);
   const initialised = await initialiseDataDir(binaries, dataDir, logFile);
+  // What an earlier version or the install tool left readable by everyone.
+  closeToOthers(dataDir);
+  const socket: SocketPlace =
+    files.socketPath === undefined ? socketInPrivateTempDir(dataDir) : { path: files.socketPath, release() {} };
 
   const logStart = fileSize(logFile);
-  const log = openSync(logFile, 'a');
-  const child = spawn(binaries.server, serverArgs(binaries, files, logFile, options), {
+  const log = openSync(logFile, 'a', 0o600);
+  const child = spawn(binaries.server, serverArgs(binaries, files, socket.path, logFile, options), {
     detached: true,
     stdio: ['ignore', log, log],
   });
@@ -83,7 +98,7 @@ export async function startPrivateServer(options: PrivateServerOptions): Promise
   const spawnFailed = new Promise<never>((_, reject) =>
     child.once('error', (error) => reject(new EmbeddedServerError(`${binaries.server} could not run: ${error.message}`))),
   );
-  if (child.pid === undefined) await spawnFailed;
+  if (child.pid === undefined) await spawnFailed.finally(() => socket.release());
   const pid = child.pid!;
   recordOwner(files);
 
@@ -93,9 +108,14 @@ export async function startPrivateServer(options: PrivateServerOptions): Promise
   const stop = (): Promise<void> =>
     (stopping ??= (ended() ? Promise.resolve() : stopPid(pid, stopTimeoutMs))
       .then(() => exited)
-      .then(() => rmSync(files.ownerFile, { force: true })));
+      .then(() => {
+        rmSync(files.ownerFile, { force: true });
+        socket.release();
+      }));
   try {
-    await Promise.race([untilAnswering(files.socketPath, exited, options.startTimeoutMs ?? 60_000), spawnFailed]);
+    await Promise.race([untilAnswering(socket.path, exited, options.startTimeoutMs ?? 60_000), spawnFailed]);
+    // The server makes it 0777; its folder keeps others out already, and this keeps `ls` honest.
+    chmodSync(socket.path, 0o600);
   } catch (error) {
     await stop();
     const tail = logTail(logFile, logStart);
@@ -103,7 +123,7 @@ export async function startPrivateServer(options: PrivateServerOptions): Promise
   }
   return {
     pid,
-    socketPath: files.socketPath,
+    socketPath: socket.path,
     port: options.port,
     dataDir,
     logFile,
@@ -115,14 +135,14 @@ export async function startPrivateServer(options: PrivateServerOptions): Promise
   };
 }
 
-function serverArgs(binaries: ServerBinaries, files: RunFiles, logFile: string, options: PrivateServerOptions): string[] {
+function serverArgs(binaries: ServerBinaries, files: RunFiles, socketPath: string, logFile: string, options: PrivateServerOptions): string[] {
   const network =
     options.port === undefined ? ['--skip-networking'] : [`--port=${options.port}`, '--bind-address=127.0.0.1'];
   return [
     // First, or the server reads /etc/mysql and listens where the system's server does.
     '--no-defaults',
     `--datadir=${files.dataDir}`,
-    `--socket=${files.socketPath}`,
+    `--socket=${socketPath}`,
     `--pid-file=${files.pidFile}`,
     `--log-error=${logFile}`,
     ...network,
@@ -142,13 +162,6 @@ async function untilAnswering(socketPath: string, exited: Promise<void>, timeout
     if (Date.now() > deadline) throw new Error(`the database server did not answer within ${timeoutMs / 1000} s`);
     await new Promise((wake) => setTimeout(wake, 100));
   }
-}
-
-function defaultSocketPath(dataDir: string): string {
-  const inDataDir = join(dataDir, 'mysqld.sock');
-  if (Buffer.byteLength(inDataDir) <= MAX_SOCKET_PATH) return inDataDir;
-  const digest = createHash('sha256').update(dataDir).digest('hex').slice(0, 16);
-  return join(tmpdir(), `mysqld-${digest}.sock`);
 }
 
 function fileSize(file: string): number {

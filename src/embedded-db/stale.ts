@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, lstatSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { EmbeddedServerError } from './embedded-server-error.js';
+import { removeEarlierSocketDir } from './socket-place.js';
 
 /** The files a server's earlier run may have left behind. */
 export interface RunFiles {
@@ -9,12 +10,14 @@ export interface RunFiles {
   pidFile: string;
   /** The pid of the process that started the server (the launcher's), beside it. */
   ownerFile: string;
-  socketPath: string;
+  /** A socket with a fixed place; one in a private temp folder goes with that folder. */
+  socketPath: string | undefined;
 }
 
 /**
  * Clears what an earlier run left: a server whose starter died (a crashed service) is stopped, so
- * it no longer holds the data files; stale pid and socket files are removed. A server whose starter
+ * it no longer holds the data files; stale pid and socket files (and the private folder of a socket
+ * in the temp folder) are removed. A server whose starter
  * is still alive belongs to someone else, and the data directory is refused as in use.
  */
 export async function clearEarlierRun(files: RunFiles, stopTimeoutMs: number): Promise<void> {
@@ -30,11 +33,12 @@ export async function clearEarlierRun(files: RunFiles, stopTimeoutMs: number): P
   }
   rmSync(files.pidFile, { force: true });
   rmSync(files.ownerFile, { force: true });
-  removeSocket(files.socketPath);
+  if (files.socketPath !== undefined) removeSocket(files.socketPath);
+  removeEarlierSocketDir(files.dataDir);
 }
 
 export function recordOwner(files: RunFiles): void {
-  writeFileSync(files.ownerFile, `${process.pid}\n`);
+  writeFileSync(files.ownerFile, `${process.pid}\n`, { mode: 0o600 });
 }
 
 /** SIGTERM (a clean shutdown), then SIGKILL as the last resort once timeoutMs has passed. */

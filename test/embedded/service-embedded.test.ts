@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { chownSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { ServiceProcess } from '../helpers/child-service.js';
@@ -88,6 +89,17 @@ describe('DB_HOST unset under npm start: the embedded database', { concurrency: 
     assert.equal(result.stderr.trim().split('\n').length, 1, result.stderr);
     assert.match(result.stderr, /DB_EMBEDDED_BIN/);
     assert.match(result.stderr, /apt-get install mariadb-server/);
+    assert.doesNotMatch(result.stderr, /\n\s+at /, 'no stack trace');
+  });
+
+  test('a data directory owned by another account stops the start with one readable line and a non-zero exit', { skip: process.getuid?.() !== 0 && 'needs root to give a folder to another account' }, async () => {
+    const dataDir = join(workDir, 'someone-elses');
+    mkdirSync(dataDir);
+    chownSync(dataDir, 65534, 65534);
+    const result = await runScript('src/main.ts', { PORT: '0', DB_HOST: 'embedded', DB_EMBEDDED_DIR: dataDir }, 20_000, { cwd: workDir });
+    assert.equal(result.code, 1);
+    assert.equal(result.stderr.trim().split('\n').length, 1, result.stderr);
+    assert.match(result.stderr, /^The embedded database \(DB_HOST=embedded\) cannot start: The data directory .* belongs to uid 65534/);
     assert.doesNotMatch(result.stderr, /\n\s+at /, 'no stack trace');
   });
 });

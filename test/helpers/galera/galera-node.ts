@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import mysql from 'mysql2/promise';
 import { startPrivateServer, type PrivateServer } from '../../../src/embedded-db/index.js';
@@ -84,6 +84,8 @@ export class GaleraNode {
     this.server = undefined;
     const server = await startPrivateServer({
       dataDir: this.dataDir,
+      // nobody's as root (see start): the launcher refuses a data directory of another account unless told.
+      ...(runsAsRoot ? { dataDirOwner: statSync(this.dataDir).uid } : {}),
       socketPath: join(this.dir, 'mysqld.sock'),
       port: this.ports.sql,
       logFile: this.errorLog,
