@@ -94,6 +94,7 @@ export async function runInstance(config: Config, logger: Logger): Promise<void>
     poolTuning: poolTuning({ connectionLimit: config.poolSize }),
     apiCompat: config.apiCompat,
     guessing: config.guessing,
+    rateLimit: config.rateLimit,
     trustProxy: config.trustProxy,
     integrity: { validateEmail: config.validateEmail, uniqueEmail: config.uniqueEmail },
     ...(config.metrics
