@@ -11,7 +11,7 @@ interface Window {
 }
 
 /** The most keys counted at once: beyond it the key whose window began longest ago is forgotten. */
-export const MAX_TRACKED_KEYS = 100_000;
+export const MAX_TRACKED_KEYS = 50_000;
 
 /**
  * Requests per key in fixed windows: a key's window opens with its first request and lasts
@@ -20,9 +20,9 @@ export const MAX_TRACKED_KEYS = 100_000;
  * the RateLimit header's `r` and `t` are exact (the allowance returns whole at `t`). The price is
  * that a client may spend two allowances close together across the end of a window.
  *
- * Memory stays bounded under a flood of distinct keys: at most `maxTracked` are counted (about 100
- * bytes each), and a new key pushes out the one whose window began longest ago, which starts afresh
- * if it comes back.
+ * Memory stays bounded under a flood of distinct keys: at most `maxTracked` are counted (about 250
+ * bytes each with IPv6 addresses: some 12 MB at the cap), and a new key pushes out the one whose
+ * window began longest ago, which starts afresh if it comes back.
  */
 export class WindowCounter {
   private readonly windows = new Map<string, Window>();
