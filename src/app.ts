@@ -1,6 +1,12 @@
 import type { AddressInfo } from 'node:net';
-import { FailedAttempts } from './auth/failed-attempts.js';
-import { DEFAULT_API_COMPAT, DEFAULT_GUESSING_LIMITS, type ApiCompat, type DbConfig, type GuessingLimits } from './config/environment.js';
+import {
+  DEFAULT_API_COMPAT,
+  DEFAULT_GUESSING_LIMITS,
+  type ApiCompat,
+  type DbConfig,
+  type GuessingLimits,
+  type RateLimitSettings,
+} from './config/environment.js';
 import { createConnectionSource } from './db/connect.js';
 import type { ConnectionSource } from './db/connection-source.js';
 import { endPool } from './db/pool.js';
@@ -12,6 +18,9 @@ import { clientAddress } from './http/client-address.js';
 import type { Handler } from './http/context.js';
 import { Router } from './http/router.js';
 import { createHttpServer, type HttpService, type ServerLimits } from './http/server.js';
+import { localCounters, type Counters } from './limits/counters.js';
+import { rateLimitAdmission } from './limits/rate-limit.js';
+import { rateLimitKey } from './limits/rate-limit-key.js';
 import type { Logger } from './log/logger.js';
 import type { Snapshot } from './metrics/registry.js';
 import { registerMetricsRoute } from './metrics/route.js';
@@ -41,6 +50,10 @@ export interface AppOptions {
   apiCompat?: ApiCompat;
   /** Wrong passwords that block an address; 10 within 60 s by default. */
   guessing?: GuessingLimits;
+  /** RATE_LIMIT: API requests per client per window; unlimited when not given. */
+  rateLimit?: RateLimitSettings;
+  /** Where the limits above are counted: this process by default; a worker's primary (src/limits/worker-counters.ts). */
+  counters?: Counters;
   /** Take the client's address from X-Forwarded-For (behind a reverse proxy only). */
   trustProxy?: boolean;
   /** Metrics are recorded only when given. */
@@ -102,10 +115,11 @@ export function createApp(options: AppOptions): App {
   const router = new Router<Handler>();
   const trustProxy = options.trustProxy ?? false;
   const mode = options.apiCompat ?? DEFAULT_API_COMPAT;
+  const counters = options.counters ?? localCounters(options.guessing ?? DEFAULT_GUESSING_LIMITS, options.rateLimit);
   registerUserRoutes(router, {
     store,
     passwordMatches: passwordChecker(options.accessPassword),
-    attempts: new FailedAttempts(options.guessing ?? DEFAULT_GUESSING_LIMITS),
+    attempts: counters.guessing,
     clientAddress: (req) => clientAddress(req, trustProxy),
     errors: compatErrors[mode],
     cursors: new ListCursors(options.accessPassword),
@@ -120,6 +134,9 @@ export function createApp(options: AppOptions): App {
     logger,
     ...(options.serverLimits ? { limits: options.serverLimits } : {}),
     ...(metrics ? { observe: metrics.observeResponse } : {}),
+    ...(options.rateLimit && counters.requests
+      ? { admit: rateLimitAdmission(options.rateLimit, counters.requests, rateLimitKey(trustProxy)) }
+      : {}),
   });
 
   return {

@@ -7,6 +7,21 @@ interface Attempts {
   blockedUntil: number;
 }
 
+/**
+ * What the list asks about wrong passwords, wherever they are counted: in this process
+ * (FailedAttempts), or for the whole service by the primary of several workers
+ * (src/limits/shared-attempts.ts). A verdict is a number of ms to wait: 0 lets the request go on;
+ * more refuses it with 429 and that Retry-After. Synchronous while it can be answered here.
+ */
+export interface GuessingGuard {
+  /** How long the address must still wait before its password is even compared; 0 when it may try. */
+  blockedForMs(address: string): number;
+  /** A wrong password from an address not blocked a moment ago: 0 when it was counted (an ordinary refusal), else the wait (blocked meanwhile). */
+  failed(address: string): number | Promise<number>;
+  /** A right password from an address not blocked a moment ago: 0 lets it through (its mistakes are forgotten), else the wait. */
+  succeeded(address: string): number | Promise<number>;
+}
+
 /** The most addresses remembered at once: beyond it the one that failed longest ago is forgotten. */
 export const MAX_TRACKED_ADDRESSES = 10_000;
 
@@ -16,7 +31,7 @@ export const MAX_TRACKED_ADDRESSES = 10_000;
  * under a flood of distinct addresses: at most `maxTracked` are remembered, and each holds at
  * most `maxFailures` times.
  */
-export class FailedAttempts {
+export class FailedAttempts implements GuessingGuard {
   private readonly byAddress = new Map<string, Attempts>();
   private readonly windowMs: number;
   private readonly maxTracked: number;
@@ -33,7 +48,8 @@ export class FailedAttempts {
     return attempts.blockedUntil - now;
   }
 
-  recordFailure(address: string, now = Date.now()): void {
+  /** Counts a wrong password; returns when the address is blocked until (ms) if this one reached the limit, else 0. */
+  recordFailure(address: string, now = Date.now()): number {
     let attempts = this.byAddress.get(address);
     if (attempts === undefined) {
       attempts = { failures: [], blockedUntil: 0 };
@@ -48,14 +64,33 @@ export class FailedAttempts {
     if (recent.length >= this.limits.maxFailures) {
       attempts.blockedUntil = now + this.windowMs;
       attempts.failures = [];
-    } else {
-      attempts.failures = recent;
+      return attempts.blockedUntil;
     }
+    attempts.failures = recent;
+    return 0;
   }
 
   /** A right password from an address that was not blocked: its earlier mistakes are forgotten. */
   recordSuccess(address: string): void {
     if (this.byAddress.size > 0) this.byAddress.delete(address);
+  }
+
+  // In one process nothing can happen between the route's blockedForMs and these calls: no second look.
+  failed(address: string): number {
+    this.recordFailure(address);
+    return 0;
+  }
+
+  succeeded(address: string): number {
+    this.recordSuccess(address);
+    return 0;
+  }
+
+  /** Every address blocked now, as [address, blocked until (ms)] pairs. */
+  blocked(now = Date.now()): Array<[string, number]> {
+    const found: Array<[string, number]> = [];
+    for (const [address, attempts] of this.byAddress) if (attempts.blockedUntil > now) found.push([address, attempts.blockedUntil]);
+    return found;
   }
 
   /** How many addresses are remembered now. */

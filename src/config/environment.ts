@@ -53,6 +53,17 @@ export interface GuessingLimits {
   };
 }
 
+/** `RATE_LIMIT=100/10s`: at most `requests` API requests per client within each window. */
+export interface RateLimitSettings {
+  requests: number;
+  windowSeconds: number;
+  /** Tests only; never read from the environment. */
+  testing?: {
+    /** Clients counted at once, made small to show the bound. */
+    maxTracked?: number;
+  };
+}
+
 export interface Config {
   port: number;
   host: string;
@@ -70,6 +81,8 @@ export interface Config {
   accessPasswordGenerated: boolean;
   apiCompat: ApiCompat;
   guessing: GuessingLimits;
+  /** RATE_LIMIT; undefined (the default) leaves requests unlimited and their responses without RateLimit headers. */
+  rateLimit: RateLimitSettings | undefined;
   /** The client's address is the last hop of X-Forwarded-For (only behind a reverse proxy). */
   trustProxy: boolean;
   /** `/metrics` is served; on `metricsPort` alone when that is set. */
@@ -132,6 +145,17 @@ function count(env: Env, name: string, fallback: number, max: number, auto?: () 
     throw new ConfigError(`${name} must be a whole number from 1 to ${max}${auto ? ' or "auto"' : ''}, got "${raw}"`);
   }
   return Number(raw);
+}
+
+const WINDOW_UNITS = { s: 1, m: 60, h: 3600 } as const;
+
+/** `<requests>/<window>`, the window a whole number of s, m or h (`100/10s`, `600/m`); `off` or unset: no limit. */
+function rateLimit(env: Env): RateLimitSettings | undefined {
+  const raw = text(env, 'RATE_LIMIT', 'off');
+  if (raw === 'off') return undefined;
+  const match = /^([1-9]\d{0,8})\/([1-9]\d{0,5})?([smh])$/.exec(raw);
+  if (!match) throw new ConfigError(`RATE_LIMIT must be requests per window such as 100/10s, 600/m or 5000/1h (or off), got "${raw}"`);
+  return { requests: Number(match[1]), windowSeconds: Number(match[2] ?? 1) * WINDOW_UNITS[match[3] as keyof typeof WINDOW_UNITS] };
 }
 
 /**
@@ -230,6 +254,7 @@ export function loadConfig(env: Env = process.env, defaults: ConfigDefaults = {}
       maxFailures: positive(env, 'AUTH_MAX_FAILURES', DEFAULT_GUESSING_LIMITS.maxFailures),
       windowSeconds: positive(env, 'AUTH_WINDOW_S', DEFAULT_GUESSING_LIMITS.windowSeconds),
     },
+    rateLimit: rateLimit(env),
     trustProxy: oneOf(env, 'TRUST_PROXY', ['0', '1'], '0') === '1',
     metrics: oneOf(env, 'METRICS', ['on', 'off'], 'off') === 'on',
     metricsPort: env.METRICS_PORT === undefined || env.METRICS_PORT === '' ? undefined : port(env, 'METRICS_PORT', 0),

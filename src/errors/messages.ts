@@ -16,6 +16,8 @@ export const messages = {
   /** The `earlier` and `fastapi` modes' answer to a wrong list password. */
   wrongPasswordMate: 'Wrong password mate',
   tooManyFailures: 'Too many failed attempts',
+  /** RATE_LIMIT: the client's allowance for this window is spent. */
+  tooManyRequests: 'Too many requests',
   invalidJson: 'Invalid JSON body',
   bodyNotObject: 'Request body must be a JSON object',
   bodyNotUtf8: 'Request body is not valid UTF-8',

@@ -5,9 +5,10 @@ export const ALL_API_METHODS = 'GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS';
 
 /**
  * The response headers a page on another origin may read, beyond the CORS-safelisted ones. The one
- * list every API response names in Access-Control-Expose-Headers.
+ * list every API response names in Access-Control-Expose-Headers. RATE_LIMIT's two are named even
+ * while it is off: naming an absent header costs nothing, and the list stays one constant.
  */
-export const EXPOSED_HEADERS = 'Location, ETag, Link, Retry-After, X-Request-Id, X-Total-Count, Preference-Applied';
+export const EXPOSED_HEADERS = 'Location, ETag, Link, Retry-After, X-Request-Id, X-Total-Count, Preference-Applied, RateLimit-Policy, RateLimit';
 
 const PREFLIGHT_MAX_AGE_SECONDS = '86400';
 const HEADER_LIST = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+(?:[ \t]*,[ \t]*[!#$%&'*+.^_`|~0-9A-Za-z-]+)*$/;

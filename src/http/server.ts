@@ -8,7 +8,7 @@ import { answerClientError, writeErrorToSocket } from './client-errors.js';
 import type { Handler, RequestContext } from './context.js';
 import { ALL_API_METHODS, sendPreflight } from './cors.js';
 import { assignRequestId, requestIdFor, requestIdOf } from './request-id.js';
-import type { Router } from './router.js';
+import type { Match, Router } from './router.js';
 import { serviceResponse } from './service-response.js';
 
 export interface ServerLimits {
@@ -39,7 +39,12 @@ export interface HttpServerOptions {
   limits?: Readonly<ServerLimits>;
   /** Told of every finished or aborted response; `route` is the matched template, never the raw path. */
   observe?: ResponseObserver;
+  /** Runs before every API request (`/api` and below, preflights aside) is routed, and may refuse it by throwing: RATE_LIMIT. */
+  admit?: Admission;
 }
+
+/** Decides whether a request goes on: returns (or resolves) to let it, throws (or rejects) its refusal. */
+export type Admission = (req: IncomingMessage, res: ServerResponse) => void | Promise<void>;
 
 export type ResponseObserver = (method: string, route: string, status: number | 'aborted', seconds: number) => void;
 
@@ -57,11 +62,20 @@ const hostRequired = new HttpError(400, messages.hostRequired, { Connection: 'cl
 const expectationFailed = new HttpError(417, messages.expectationFailed);
 const methodNotAllowed = new HttpError(405, messages.methodNotAllowed);
 
-export function createHttpServer({ router, logger, limits = serverLimits, observe }: HttpServerOptions): HttpService {
+export function createHttpServer({ router, logger, limits = serverLimits, observe, admit }: HttpServerOptions): HttpService {
   let draining = false;
 
   const fail = (req: IncomingMessage, res: ServerResponse, path: string, error: unknown): void =>
     sendError(res, error, logger, { method: req.method, path, requestId: requestIdOf(res) });
+
+  /** Runs the matched route; throws the refusal of a path or method the router does not serve. */
+  const dispatch = (req: IncomingMessage, res: ServerResponse, match: Match<Handler>, path: string, query: string, requestId: string): void => {
+    if (match.kind === 'not-found') throw notFound;
+    if (match.kind === 'method-not-allowed') throw new HttpError(405, messages.methodNotAllowed, { Allow: match.allow });
+    const ctx: RequestContext = { req, res, path, query, params: match.params, requestId };
+    const pending = match.handler(ctx);
+    if (pending) pending.catch((error: unknown) => fail(req, res, path, error));
+  };
 
   const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
     const started = performance.now();
@@ -93,12 +107,15 @@ export function createHttpServer({ router, logger, limits = serverLimits, observ
         return sendPreflight(req, res, api ? ALL_API_METHODS : allow, allow);
       }
       const match = router.match(method, path);
-      if (match.kind === 'not-found') throw notFound;
-      route = match.route;
-      if (match.kind === 'method-not-allowed') throw new HttpError(405, messages.methodNotAllowed, { Allow: match.allow });
-      const ctx: RequestContext = { req, res, path, query, params: match.params, requestId };
-      const pending = match.handler(ctx);
-      if (pending) pending.catch((error: unknown) => fail(req, res, path, error));
+      if (match.kind !== 'not-found') route = match.route;
+      if (admit !== undefined && isApiPath(path)) {
+        const admitting = admit(req, res);
+        if (admitting !== undefined) {
+          admitting.then(() => dispatch(req, res, match, path, query, requestId)).catch((error: unknown) => fail(req, res, path, error));
+          return;
+        }
+      }
+      dispatch(req, res, match, path, query, requestId);
     } catch (error) {
       fail(req, res, path, error);
     }

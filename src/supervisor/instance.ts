@@ -5,6 +5,7 @@ import type { Config } from '../config/environment.js';
 import { EmbeddedServerError } from '../embedded-db/index.js';
 import { poolTuning } from '../db/pool-tuning.js';
 import { openServiceDatabase, type ServiceDatabase } from '../startup/service-database.js';
+import { workerCounters } from '../limits/worker-counters.js';
 import type { Logger } from '../log/logger.js';
 import { answerPrimary, askPrimary } from '../metrics/cluster.js';
 import { startMetricsServer, type MetricsServer } from '../metrics/server.js';
@@ -46,8 +47,9 @@ export function openDatabaseOrFail(config: Config): Promise<ServiceDatabase> {
 /**
  * One serving process: the whole service (WORKERS=1, with the embedded database if DB_HOST=embedded),
  * or one of several workers. A worker leaves schema set-up to the primary and is told when it is
- * done; its `/metrics` shows the whole service's figures, merged by the primary, and METRICS_PORT
- * is the primary's. SIGTERM/SIGINT drain it (then stop the embedded database) and exit 0.
+ * done; the primary counts the guessing limit and RATE_LIMIT of every worker; a worker's `/metrics`
+ * shows the whole service's figures, merged by the primary, and METRICS_PORT is the primary's.
+ * SIGTERM/SIGINT drain it (then stop the embedded database) and exit 0.
  */
 export async function runInstance(config: Config, logger: Logger): Promise<void> {
   const worker = cluster.isWorker;
@@ -94,6 +96,9 @@ export async function runInstance(config: Config, logger: Logger): Promise<void>
     poolTuning: poolTuning({ connectionLimit: config.poolSize }),
     apiCompat: config.apiCompat,
     guessing: config.guessing,
+    rateLimit: config.rateLimit,
+    // A worker's limits are counted by its primary, for the whole service.
+    ...(worker ? { counters: workerCounters(config.guessing, config.rateLimit) } : {}),
     trustProxy: config.trustProxy,
     integrity: { validateEmail: config.validateEmail, uniqueEmail: config.uniqueEmail },
     ...(config.metrics

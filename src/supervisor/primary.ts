@@ -4,6 +4,7 @@ import type { Config } from '../config/environment.js';
 import { connectionsPerInstance, maxConnections } from '../startup/connection-budget.js';
 import { SchemaSetup } from '../startup/schema-setup.js';
 import type { ServiceDatabase } from '../startup/service-database.js';
+import { serveCounters } from '../limits/primary-counters.js';
 import type { Logger } from '../log/logger.js';
 import { collectFromWorkers, serveWorkers } from '../metrics/cluster.js';
 import { startMetricsServer, type MetricsServer } from '../metrics/server.js';
@@ -18,10 +19,12 @@ const STRAGGLER_GRACE_MS = 5000;
 /**
  * The primary of WORKERS=N: it serves no requests itself. It forks N workers that share the port,
  * replaces any that dies (with a growing pause while they keep dying), sets up the schema once and
- * tells every worker when it is in place. With METRICS=on it merges the workers' figures for their
- * `/metrics`, and serves METRICS_PORT itself. SIGTERM/SIGINT drain every worker; it exits 0 once
- * all have, 1 if some had to be killed. If a worker dies before any ever listened (the port is
- * taken, say), the service cannot start: it exits 1, as a single process would.
+ * tells every worker when it is in place. It counts the wrong list passwords and RATE_LIMIT's
+ * requests of all workers, so that both limits hold for the whole service. With METRICS=on it
+ * merges the workers' figures for their `/metrics`, and serves METRICS_PORT itself. SIGTERM/SIGINT
+ * drain every worker; it exits 0 once all have, 1 if some had to be killed. If a worker dies before
+ * any ever listened (the port is taken, say), the service cannot start: it exits 1, as a single
+ * process would.
  * With the embedded database the primary starts it, before any worker, and hands its socket to the
  * workers (DB_SOCKET); it stops it after the last worker has drained. If it dies on its own, the
  * primary stops the workers and exits 1.
@@ -50,6 +53,8 @@ export async function runPrimary(config: Config, logger: Logger): Promise<void> 
   let killedStragglers = false;
   let anyListened = false;
 
+  // Before any worker exists: the guessing limit and RATE_LIMIT are counted here, for the whole service.
+  serveCounters(config.guessing, config.rateLimit);
   let metricsServer: MetricsServer | undefined;
   if (config.metrics) serveWorkers();
   if (config.metrics && config.metricsPort !== undefined) {

@@ -1,5 +1,5 @@
 import { createApp, type App, type Integrity, type MetricsOptions } from '../../src/app.js';
-import type { ApiCompat, GuessingLimits } from '../../src/config/environment.js';
+import type { ApiCompat, GuessingLimits, RateLimitSettings } from '../../src/config/environment.js';
 import type { PoolTuning } from '../../src/db/pool-tuning.js';
 import { serverLimits, type ServerLimits } from '../../src/http/server.js';
 import { createLogger } from '../../src/log/logger.js';
@@ -25,6 +25,8 @@ export interface ServiceOptions {
   serverLimits?: Partial<ServerLimits>;
   apiCompat?: ApiCompat;
   guessing?: GuessingLimits;
+  /** RATE_LIMIT; off unless given. */
+  rateLimit?: RateLimitSettings;
   trustProxy?: boolean;
   metrics?: MetricsOptions;
   /** VALIDATE_EMAIL and UNIQUE_EMAIL; both off unless given. */
@@ -49,6 +51,7 @@ export async function startService(label: string, options: ServiceOptions = {}):
     // Every test file's requests come from 127.0.0.1, and several send dozens of wrong passwords on
     // purpose: with the production limit they would block themselves. Guessing tests set their own.
     guessing: options.guessing ?? { maxFailures: 1_000_000, windowSeconds: 60 },
+    ...(options.rateLimit ? { rateLimit: options.rateLimit } : {}),
     ...(options.trustProxy ? { trustProxy: options.trustProxy } : {}),
     ...(options.metrics ? { metrics: options.metrics } : {}),
     ...(options.integrity ? { integrity: { validateEmail: false, uniqueEmail: false, ...options.integrity } } : {}),

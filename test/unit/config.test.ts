@@ -270,3 +270,31 @@ describe('loadConfig: operations and security settings', () => {
     test(`API_COMPAT=${mode} is accepted`, () => assert.equal(loadConfig({ API_COMPAT: mode }).apiCompat, mode));
   }
 });
+
+describe('loadConfig: RATE_LIMIT', () => {
+  test('unset, empty or off -> no limit', () => {
+    for (const value of [undefined, '', 'off']) assert.equal(loadConfig({ RATE_LIMIT: value }).rateLimit, undefined);
+  });
+
+  const accepted: Array<[value: string, requests: number, windowSeconds: number]> = [
+    ['100/10s', 100, 10],
+    ['5/s', 5, 1],
+    ['600/m', 600, 60],
+    ['1000/5m', 1000, 300],
+    ['5000/1h', 5000, 3600],
+  ];
+  for (const [value, requests, windowSeconds] of accepted) {
+    test(`RATE_LIMIT=${value} -> ${requests} requests per ${windowSeconds} s`, () => {
+      assert.deepEqual(loadConfig({ RATE_LIMIT: value }).rateLimit, { requests, windowSeconds });
+    });
+  }
+
+  for (const value of ['100', '100/10', '0/10s', '100/0s', '-1/10s', '100/10d', '100 / 10s', '1e3/10s', '100/10S', 'on']) {
+    test(`RATE_LIMIT=${JSON.stringify(value)} -> one-line ConfigError naming RATE_LIMIT`, () => {
+      assert.throws(
+        () => loadConfig({ RATE_LIMIT: value }),
+        (error: unknown) => error instanceof ConfigError && error.message.startsWith('RATE_LIMIT ') && !error.message.includes('\n'),
+      );
+    });
+  }
+});

@@ -37,6 +37,14 @@ describe('FailedAttempts: 10 wrong passwords within 60 s block an address for on
     assert.equal(attempts.blockedForMs('a', 1), 0);
   });
 
+  test('the failure that reaches the limit says until when it blocks; the others say 0', () => {
+    const attempts = new FailedAttempts(limits);
+    for (let i = 0; i < 9; i++) assert.equal(attempts.recordFailure('a', 1000), 0);
+    assert.equal(attempts.recordFailure('a', 1000), 61_000);
+    assert.deepEqual(attempts.blocked(1000), [['a', 61_000]]);
+    assert.deepEqual(attempts.blocked(61_000), [], 'no longer blocked once the window has passed');
+  });
+
   test('after a block ends, counting starts afresh', () => {
     const attempts = new FailedAttempts(limits);
     for (let i = 0; i < 10; i++) attempts.recordFailure('a', 0);

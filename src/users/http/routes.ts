@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { HttpError } from '../../errors/http-error.js';
 import { messages } from '../../errors/messages.js';
-import type { FailedAttempts } from '../../auth/failed-attempts.js';
+import type { GuessingGuard } from '../../auth/failed-attempts.js';
 import { readJsonObject } from '../../http/body.js';
 import type { Handler } from '../../http/context.js';
 import { sendJson, sendNotModified } from '../../http/respond.js';
@@ -22,8 +22,8 @@ import type { UserValidation } from '../rules/validate.js';
 export interface UserRouteDeps {
   store: UserStore;
   passwordMatches: (candidate: string | undefined) => boolean;
-  /** Wrong passwords per client address, and who must wait. */
-  attempts: FailedAttempts;
+  /** Wrong passwords per client address, and who must wait (counted for the whole service). */
+  attempts: GuessingGuard;
   clientAddress: (req: IncomingMessage) => string;
   /** The refusals of the active API_COMPAT mode where the variants differ. */
   errors: CompatErrors;
@@ -46,14 +46,16 @@ export function registerUserRoutes(router: Router<Handler>, deps: UserRouteDeps)
     const address = clientAddress(req);
     // A blocked address learns nothing: its password is not even compared.
     const waitMs = attempts.blockedForMs(address);
-    if (waitMs > 0) {
-      throw new HttpError(429, messages.tooManyFailures, { 'Retry-After': String(Math.ceil(waitMs / 1000)) });
-    }
+    if (waitMs > 0) throw tooManyFailures(waitMs);
     if (!passwordMatches(singlePassword(query))) {
-      attempts.recordFailure(address);
-      throw errors.wrongPassword;
+      // The verdict may come from the primary of several workers: the failure past the limit is 429 wherever it landed.
+      const failed = attempts.failed(address);
+      const failedWaitMs = typeof failed === 'number' ? failed : await failed;
+      throw failedWaitMs > 0 ? tooManyFailures(failedWaitMs) : errors.wrongPassword;
     }
-    attempts.recordSuccess(address);
+    const passed = attempts.succeeded(address);
+    const passedWaitMs = typeof passed === 'number' ? passed : await passed;
+    if (passedWaitMs > 0) throw tooManyFailures(passedWaitMs);
     const find = listRequest(query, req.headers.prefer, cursors);
     if (find) await sendFoundUsers(res, store, find, cursors);
     else await sendUserList(res, store);
@@ -104,6 +106,10 @@ export function registerUserRoutes(router: Router<Handler>, deps: UserRouteDeps)
     if (!found) throw errors.deleteMissing;
     sendJson(res, 200, deleted);
   }, byId);
+}
+
+function tooManyFailures(waitMs: number): HttpError {
+  return new HttpError(429, messages.tooManyFailures, { 'Retry-After': String(Math.ceil(waitMs / 1000)) });
 }
 
 /** A conditional write's answer: success with the user's new ETag (if it still exists); else the refusal its outcome calls for. */
