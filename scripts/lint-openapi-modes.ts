@@ -1,7 +1,7 @@
 /**
  * Lints the API description each API_COMPAT mode serves without `/metrics` (openapi.json itself,
- * with it, is what `redocly lint` lints), and each AUTH mode's, with the project's rules: the
- * variants are written to a temporary folder, linted, then removed.
+ * with it, is what `redocly lint` lints), each AUTH mode's and RATE_LIMIT's, with the project's
+ * rules: the variants are written to a temporary folder, linted, then removed.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -17,8 +17,9 @@ const contract = JSON.parse(readFileSync(projectFile('openapi.json'), 'utf8')) a
 const folder = mkdtempSync(join(tmpdir(), 'openapi-modes-'));
 try {
   const variants = [
-    ...apiCompatModes.map((mode) => ({ name: mode, doc: describeService(contract, mode, false) })),
-    ...protectedModes.map((auth) => ({ name: `auth-${auth}`, doc: describeService(contract, 'contract', true, auth) })),
+    ...apiCompatModes.map((mode) => ({ name: mode, doc: describeService(contract, { mode, metricsOnApiPort: false }) })),
+    ...protectedModes.map((auth) => ({ name: `auth-${auth}`, doc: describeService(contract, { mode: 'contract', metricsOnApiPort: true, auth }) })),
+    { name: 'rate-limit', doc: describeService(contract, { mode: 'contract', metricsOnApiPort: true, auth: 'all', rateLimit: { requests: 100, windowSeconds: 10 } }) },
   ];
   const files = variants.map(({ name, doc }) => {
     const file = join(folder, `openapi-${name}.json`);

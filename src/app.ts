@@ -127,7 +127,7 @@ export function createApp(options: AppOptions): App {
   });
   registerHealthRoutes(router, async () => schemaReady && (await store.answers()));
   const metricsOnApiPort = options.metrics?.onApiPort === true;
-  registerDocsRoutes(router, mode, metricsOnApiPort);
+  registerDocsRoutes(router, { mode, metricsOnApiPort, ...(options.rateLimit ? { rateLimit: options.rateLimit } : {}) });
   if (metricsOnApiPort) registerMetricsRoute(router, readMetrics);
   const http = createHttpServer({
     router,

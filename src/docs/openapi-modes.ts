@@ -1,6 +1,7 @@
-import type { ApiCompat } from '../config/environment.js';
+import type { ApiCompat, RateLimitSettings } from '../config/environment.js';
 import { messages } from '../errors/messages.js';
 import { describeAuth, type ProtectedMode } from './openapi-auth.js';
+import { describeRateLimit } from './openapi-rate-limit.js';
 import { sortStatuses } from './sort-statuses.js';
 
 type Json = Record<string, unknown>;
@@ -18,14 +19,24 @@ const notes: Record<Exclude<ApiCompat, 'contract'>, string> = {
     'reading or deleting a missing user 404 `{"message": "User not found"}`',
 };
 
+/** How a running service is configured, where that changes its API description. */
+export interface ServedSettings {
+  mode: ApiCompat;
+  /** METRICS=on without METRICS_PORT: `/metrics` is served on the API's port. */
+  metricsOnApiPort: boolean;
+  auth?: ProtectedMode;
+  rateLimit?: RateLimitSettings;
+}
+
 /**
  * The description a running service serves: its API_COMPAT mode's (see describeMode), with its
- * bearer tokens when AUTH is on (see describeAuth), and `/metrics` only when this server answers
- * it there (METRICS=on without METRICS_PORT).
+ * bearer tokens when AUTH is on (see describeAuth), its rate limit when RATE_LIMIT is on (see
+ * describeRateLimit), and `/metrics` only when this server answers it there.
  */
-export function describeService(contract: Json, mode: ApiCompat, metricsOnApiPort: boolean, auth?: ProtectedMode): Json {
-  const moded = describeMode(contract, mode);
-  const doc = auth === undefined ? moded : describeAuth(moded, auth);
+export function describeService(contract: Json, { mode, metricsOnApiPort, auth, rateLimit }: ServedSettings): Json {
+  let doc = describeMode(contract, mode);
+  if (auth !== undefined) doc = describeAuth(doc, auth);
+  if (rateLimit !== undefined) doc = describeRateLimit(doc, rateLimit);
   if (metricsOnApiPort) return doc;
   const served = (doc === contract ? structuredClone(contract) : doc) as Json & { paths: Json; tags?: Array<{ name: string }> };
   delete served.paths['/metrics'];

@@ -1,12 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
-import type { ApiCompat } from '../config/environment.js';
 import type { Handler } from '../http/context.js';
 import type { Router } from '../http/router.js';
 import { projectFile } from '../paths.js';
-import type { ProtectedMode } from './openapi-auth.js';
-import { describeService } from './openapi-modes.js';
+import { describeService, type ServedSettings } from './openapi-modes.js';
 import { docsContentSecurityPolicy, indexHtml, initializerJs } from './page.js';
 import { StaticFolder, sendStatic } from './static-files.js';
 
@@ -14,15 +12,12 @@ const swaggerUiFolder = dirname(createRequire(import.meta.url).resolve('swagger-
 
 /**
  * `/apidocs`: Swagger UI served from the swagger-ui-dist package, reading `/openapi.json`: the
- * description of this server as configured (its API_COMPAT mode; its bearer tokens with AUTH on;
- * `/metrics` when it serves that).
+ * description of this server as configured (see describeService).
  */
-export function registerDocsRoutes(router: Router<Handler>, mode: ApiCompat = 'contract', metricsOnApiPort = false, auth?: ProtectedMode): void {
+export function registerDocsRoutes(router: Router<Handler>, settings: ServedSettings = { mode: 'contract', metricsOnApiPort: false }): void {
   const contract = readFileSync(projectFile('openapi.json'));
-  const openapi =
-    mode === 'contract' && metricsOnApiPort && auth === undefined
-      ? contract
-      : JSON.stringify(describeService(JSON.parse(contract.toString('utf8')) as Record<string, unknown>, mode, metricsOnApiPort, auth), null, 2);
+  const asIs = settings.mode === 'contract' && settings.metricsOnApiPort && settings.auth === undefined && settings.rateLimit === undefined;
+  const openapi = asIs ? contract : JSON.stringify(describeService(JSON.parse(contract.toString('utf8')) as Record<string, unknown>, settings), null, 2);
   const assets = new StaticFolder(swaggerUiFolder, new Set(['index.html', 'swagger-initializer.js']));
   const pageHeaders = { 'Content-Security-Policy': docsContentSecurityPolicy, 'Cache-Control': 'no-cache' };
   const assetHeaders = { 'Cache-Control': 'public, max-age=3600' };
