@@ -1,6 +1,16 @@
 import type { AddressInfo } from 'node:net';
+import { BearerAuth } from './auth/bearer-auth.js';
 import { FailedAttempts } from './auth/failed-attempts.js';
-import { DEFAULT_API_COMPAT, DEFAULT_GUESSING_LIMITS, type ApiCompat, type DbConfig, type GuessingLimits } from './config/environment.js';
+import { anyVerifier, tokenVerifiers } from './auth/verifiers.js';
+import {
+  AUTH_OFF,
+  DEFAULT_API_COMPAT,
+  DEFAULT_GUESSING_LIMITS,
+  type ApiCompat,
+  type AuthSettings,
+  type DbConfig,
+  type GuessingLimits,
+} from './config/environment.js';
 import { createConnectionSource } from './db/connect.js';
 import type { ConnectionSource } from './db/connection-source.js';
 import { endPool } from './db/pool.js';
@@ -16,6 +26,7 @@ import type { Logger } from './log/logger.js';
 import type { Snapshot } from './metrics/registry.js';
 import { registerMetricsRoute } from './metrics/route.js';
 import { ServiceMetrics } from './metrics/service-metrics.js';
+import { openAccess, userAccess, type UserAccess } from './users/http/access.js';
 import { compatErrors } from './users/http/compat.js';
 import { ListCursors } from './users/rules/list-cursor.js';
 import { UserStore } from './users/storage/store.js';
@@ -47,6 +58,8 @@ export interface AppOptions {
   metrics?: MetricsOptions;
   /** VALIDATE_EMAIL and UNIQUE_EMAIL; both off by default (the contract checks only presence). */
   integrity?: Integrity;
+  /** AUTH and its token sources; off by default (the contract: no token anywhere). */
+  auth?: AuthSettings;
 }
 
 export interface Integrity {
@@ -110,6 +123,7 @@ export function createApp(options: AppOptions): App {
     errors: compatErrors[mode],
     cursors: new ListCursors(options.accessPassword),
     validate: userValidation(options.integrity?.validateEmail ?? false),
+    access: accessFor(options.auth ?? AUTH_OFF, logger),
   });
   registerHealthRoutes(router, async () => schemaReady && (await store.answers()));
   const metricsOnApiPort = options.metrics?.onApiPort === true;
@@ -155,4 +169,10 @@ export function createApp(options: AppOptions): App {
       await endPool(pool);
     },
   };
+}
+
+/** What AUTH asks of the users routes; with AUTH=off no token source is even read. */
+function accessFor(auth: AuthSettings, logger: Logger): UserAccess {
+  if (auth.mode === 'off') return openAccess;
+  return userAccess(auth.mode, new BearerAuth(anyVerifier(tokenVerifiers(auth, logger)), logger));
 }

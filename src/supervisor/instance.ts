@@ -106,6 +106,7 @@ export async function runInstance(config: Config, logger: Logger): Promise<void>
     guessing: config.guessing,
     trustProxy: config.trustProxy,
     integrity: { validateEmail: config.validateEmail, uniqueEmail: config.uniqueEmail },
+    auth: config.auth,
     ...(config.metrics
       ? { metrics: { onApiPort: config.metricsPort === undefined, ...(worker ? { read: () => askPrimary() } : {}) } }
       : {}),
