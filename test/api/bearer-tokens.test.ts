@@ -440,3 +440,14 @@ test('WORKERS=2: every worker reads AUTH and API_KEYS_FILE from the environment'
     await child.stop();
   }
 });
+
+test('AUTH unset with API_KEYS_FILE set: the service warns that the file is ignored, and writes stay open', async () => {
+  const { baseUrl, process: child } = await spawnService(db.config, { API_KEYS_FILE: keysFile });
+  try {
+    const warning = await child.logEntry('AUTH is off: no request needs a token, and these settings are ignored (set AUTH=writes or AUTH=all to use them)');
+    assert.deepEqual(warning.ignored, ['API_KEYS_FILE']);
+    assert.equal((await request(baseUrl, 'POST', '/api/users', { json: person })).status, 201);
+  } finally {
+    await child.stop();
+  }
+});
