@@ -97,6 +97,8 @@ export interface App {
 
 export function createApp(options: AppOptions): App {
   const { db, logger } = options;
+  // First: a key file that cannot be read throws here, before a pool is opened that nothing would close.
+  const access = accessFor(options.auth ?? AUTH_OFF, logger);
   const tuning = options.poolTuning ?? defaultTuning;
   const pool = createConnectionSource(db, tuning, logger);
   const metrics = options.metrics ? new ServiceMetrics(() => pool.usage()) : undefined;
@@ -123,7 +125,7 @@ export function createApp(options: AppOptions): App {
     errors: compatErrors[mode],
     cursors: new ListCursors(options.accessPassword),
     validate: userValidation(options.integrity?.validateEmail ?? false),
-    access: accessFor(options.auth ?? AUTH_OFF, logger),
+    access,
   });
   registerHealthRoutes(router, async () => schemaReady && (await store.answers()));
   const metricsOnApiPort = options.metrics?.onApiPort === true;
