@@ -1,8 +1,12 @@
 import type { AddressInfo } from 'node:net';
+import { BearerAuth } from './auth/bearer-auth.js';
+import { anyVerifier, tokenVerifiers } from './auth/verifiers.js';
 import {
+  AUTH_OFF,
   DEFAULT_API_COMPAT,
   DEFAULT_GUESSING_LIMITS,
   type ApiCompat,
+  type AuthSettings,
   type DbConfig,
   type GuessingLimits,
   type RateLimitSettings,
@@ -17,6 +21,7 @@ import { registerHealthRoutes } from './health/routes.js';
 import { clientAddress } from './http/client-address.js';
 import type { Handler } from './http/context.js';
 import { Router } from './http/router.js';
+import { requestIdOf } from './http/request-id.js';
 import { createHttpServer, type HttpService, type ServerLimits } from './http/server.js';
 import { localCounters, type Counters } from './limits/counters.js';
 import { rateLimitAdmission } from './limits/rate-limit.js';
@@ -25,6 +30,7 @@ import type { Logger } from './log/logger.js';
 import type { Snapshot } from './metrics/registry.js';
 import { registerMetricsRoute } from './metrics/route.js';
 import { ServiceMetrics } from './metrics/service-metrics.js';
+import { openAccess, userAccess } from './users/http/access.js';
 import { compatErrors } from './users/http/compat.js';
 import { ListCursors } from './users/rules/list-cursor.js';
 import { UserStore } from './users/storage/store.js';
@@ -60,6 +66,8 @@ export interface AppOptions {
   metrics?: MetricsOptions;
   /** VALIDATE_EMAIL and UNIQUE_EMAIL; both off by default (the contract checks only presence). */
   integrity?: Integrity;
+  /** AUTH and its token sources; off by default (the contract: no token anywhere). */
+  auth?: AuthSettings;
 }
 
 export interface Integrity {
@@ -97,6 +105,10 @@ export interface App {
 
 export function createApp(options: AppOptions): App {
   const { db, logger } = options;
+  // First: a key file that cannot be read throws here, before a pool is opened that nothing would close.
+  const auth = options.auth ?? AUTH_OFF;
+  // First: a key file that cannot be read throws here, before a pool is opened that nothing would close.
+  const bearer = auth.mode === 'off' ? undefined : new BearerAuth(anyVerifier(tokenVerifiers(auth, logger)), logger);
   const tuning = options.poolTuning ?? defaultTuning;
   const pool = createConnectionSource(db, tuning, logger);
   const metrics = options.metrics ? new ServiceMetrics(() => pool.usage()) : undefined;
@@ -124,10 +136,16 @@ export function createApp(options: AppOptions): App {
     errors: compatErrors[mode],
     cursors: new ListCursors(options.accessPassword),
     validate: userValidation(options.integrity?.validateEmail ?? false),
+    access: bearer === undefined || auth.mode === 'off' ? openAccess : userAccess(auth.mode, bearer),
   });
   registerHealthRoutes(router, async () => schemaReady && (await store.answers()));
   const metricsOnApiPort = options.metrics?.onApiPort === true;
-  registerDocsRoutes(router, { mode, metricsOnApiPort, ...(options.rateLimit ? { rateLimit: options.rateLimit } : {}) });
+  registerDocsRoutes(router, {
+    mode,
+    metricsOnApiPort,
+    ...(auth.mode === 'off' ? {} : { auth: auth.mode }),
+    ...(options.rateLimit ? { rateLimit: options.rateLimit } : {}),
+  });
   if (metricsOnApiPort) registerMetricsRoute(router, readMetrics);
   const http = createHttpServer({
     router,
@@ -135,7 +153,7 @@ export function createApp(options: AppOptions): App {
     ...(options.serverLimits ? { limits: options.serverLimits } : {}),
     ...(metrics ? { observe: metrics.observeResponse } : {}),
     ...(options.rateLimit && counters.requests
-      ? { admit: rateLimitAdmission(options.rateLimit, counters.requests, rateLimitKey(trustProxy)) }
+      ? { admit: rateLimitAdmission(options.rateLimit, counters.requests, rateLimitKey(trustProxy, bearer && ((req, res) => bearer.principalOf(req, requestIdOf(res))))) }
       : {}),
   });
 

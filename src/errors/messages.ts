@@ -18,6 +18,12 @@ export const messages = {
   tooManyFailures: 'Too many failed attempts',
   /** RATE_LIMIT: the client's allowance for this window is spent. */
   tooManyRequests: 'Too many requests',
+  /** AUTH=writes or all: no bearer token (or another scheme than Bearer) where one is needed. */
+  authenticationRequired: 'Authentication required',
+  /** A bearer token that is not valid: unknown, revoked, expired, badly signed, ... (the reason goes to the log only). */
+  invalidToken: 'Invalid token',
+  /** A valid bearer token without the scope the operation needs. */
+  insufficientScope: 'Insufficient scope',
   invalidJson: 'Invalid JSON body',
   bodyNotObject: 'Request body must be a JSON object',
   bodyNotUtf8: 'Request body is not valid UTF-8',

@@ -4,6 +4,7 @@ import { HttpError } from '../errors/http-error.js';
 import { messages } from '../errors/messages.js';
 import { type Logger, redactTarget } from '../log/logger.js';
 import { sendError } from './answer-error.js';
+import { authenticatedAs } from './authenticated-as.js';
 import { answerClientError, writeErrorToSocket } from './client-errors.js';
 import type { Handler, RequestContext } from './context.js';
 import { ALL_API_METHODS, sendPreflight } from './cors.js';
@@ -90,7 +91,7 @@ export function createHttpServer({ router, logger, limits = serverLimits, observ
     res.on('close', () => {
       const status = res.writableFinished ? res.statusCode : 'aborted';
       const elapsedMs = performance.now() - started;
-      logger.request(req.method ?? '', redactTarget(path, query), status, Math.round(elapsedMs * 10) / 10, requestId);
+      logger.request(req.method ?? '', redactTarget(path, query), status, Math.round(elapsedMs * 10) / 10, requestId, authenticatedAs(res));
       observe?.(req.method ?? '', route, status, elapsedMs / 1000);
     });
     try {

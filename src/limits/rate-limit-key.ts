@@ -1,15 +1,29 @@
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Principal } from '../auth/principal.js';
+import { bearerToken } from '../auth/bearer-token.js';
 import { clientAddress } from '../http/client-address.js';
 
 /** Whose allowance a request spends under RATE_LIMIT: one string per client, prefixed by what kind of name it is. */
-export type RateLimitKey = (req: IncomingMessage) => string;
+export type RateLimitKey = (req: IncomingMessage, res: ServerResponse) => string | Promise<string>;
+
+/** The principal a request's bearer token proves (see BearerAuth.principalOf); rejects for a token that proves none. */
+export type PrincipalOf = (req: IncomingMessage, res: ServerResponse) => Promise<Principal>;
 
 /**
- * The one place the rate limit's client is named. Today it is the client address (the last hop of
- * X-Forwarded-For with TRUST_PROXY=1), as `ip:<address>`. Once bearer tokens name the caller, a
- * request that proved a principal is counted under the principal's name instead (`key:<name>`,
- * `sub:<subject>`, already prefixed), so one caller shares one allowance from any address.
+ * The one place the rate limit's client is named: the client address (the last hop of
+ * X-Forwarded-For with TRUST_PROXY=1), as `ip:<address>`; with AUTH on, a request whose bearer
+ * token is valid counts under its principal's name instead (`key:<name>`, `sub:<subject>`), so one
+ * caller shares one allowance from any address. A token that is not valid counts by address: the
+ * route refuses it anyway.
  */
-export function rateLimitKey(trustProxy: boolean): RateLimitKey {
-  return (req) => `ip:${clientAddress(req, trustProxy)}`;
+export function rateLimitKey(trustProxy: boolean, principalOf?: PrincipalOf): RateLimitKey {
+  const byAddress = (req: IncomingMessage): string => `ip:${clientAddress(req, trustProxy)}`;
+  if (principalOf === undefined) return byAddress;
+  return (req, res) => {
+    if (bearerToken(req.headers.authorization) === undefined) return byAddress(req);
+    return principalOf(req, res).then(
+      (principal) => principal.name,
+      () => byAddress(req),
+    );
+  };
 }

@@ -38,9 +38,13 @@ export function rateLimitAdmission(settings: RateLimitSettings, counter: Request
     res.setHeader('RateLimit-Policy', policy);
     res.setHeader('RateLimit', `${POLICY};r=${remaining};t=${seconds}`);
   };
-  return (req, res) => {
-    const take = counter.take(keyOf(req));
+  const admit = (res: ServerResponse, key: string): void | Promise<void> => {
+    const take = counter.take(key);
     if (take instanceof Promise) return take.then((taken) => answer(res, taken));
     answer(res, take);
+  };
+  return (req, res) => {
+    const key = keyOf(req, res);
+    return typeof key === 'string' ? admit(res, key) : key.then((named) => admit(res, named));
   };
 }

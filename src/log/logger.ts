@@ -5,8 +5,11 @@ import { stdoutLines, type LineWriter } from './stdout-lines.js';
 export type LogFields = Record<string, unknown>;
 
 export interface Logger {
-  /** The access log line: one per request, naming the id its response carried in `X-Request-Id`. */
-  request(method: string, target: string, status: number | 'aborted', durationMs: number, requestId: string): void;
+  /**
+   * The access log line: one per request, naming the id its response carried in `X-Request-Id`,
+   * and the principal its bearer token proved (`key:ci`) when it was authenticated.
+   */
+  request(method: string, target: string, status: number | 'aborted', durationMs: number, requestId: string, principal?: string): void;
   info(msg: string, fields?: LogFields): void;
   warn(msg: string, fields?: LogFields): void;
   error(msg: string, error: unknown, fields?: LogFields): void;
@@ -34,14 +37,15 @@ export function createLogger(write: LineWriter = stdoutLines(), format: LogForma
   return {
     request:
       format === 'pretty'
-        ? (method, target, status, durationMs, requestId) =>
-            emit('info', `${method} ${target} ${status}`, { durationMs, requestId })
+        ? (method, target, status, durationMs, requestId, principal) =>
+            emit('info', `${method} ${target} ${status}`, { durationMs, requestId, principal })
         : // The hot path: the line is written field by field instead of building and stringifying an object.
-          (method, target, status, durationMs, requestId) =>
+          (method, target, status, durationMs, requestId, principal) =>
             write(
               `{"time":"${now()}","level":"info","msg":"request","method":${JSON.stringify(method)},` +
                 `"path":${JSON.stringify(target)},"status":${typeof status === 'number' ? status : '"aborted"'},` +
-                `"durationMs":${durationMs},"requestId":${JSON.stringify(requestId)}}\n`,
+                `"durationMs":${durationMs},"requestId":${JSON.stringify(requestId)}` +
+                `${principal === undefined ? '' : `,"principal":${JSON.stringify(principal)}`}}\n`,
             ),
     info: (msg, fields) => emit('info', msg, fields),
     warn: (msg, fields) => emit('warn', msg, fields),

@@ -30,6 +30,13 @@ export function warnGeneratedPassword(config: Config): void {
   );
 }
 
+/** Token settings with AUTH=off do nothing: said once, so that no one believes the writes are protected. */
+export function warnIgnoredAuthSettings(config: Config, logger: Logger): void {
+  const ignored = config.auth.ignored;
+  if (ignored === undefined) return;
+  logger.warn('AUTH is off: no request needs a token, and these settings are ignored (set AUTH=writes or AUTH=all to use them)', { ignored });
+}
+
 /** The service's database, or the one start-up line that says why the embedded one cannot start. */
 async function orFail(opening: Promise<ServiceDatabase>): Promise<ServiceDatabase> {
   try {
@@ -87,7 +94,10 @@ export async function runInstance(config: Config, logger: Logger): Promise<void>
   // A signal arrived meanwhile: stop() ends the process once the database it waited for is stopped.
   if (stopping) await new Promise(() => {});
   stopWhenDatabaseDies(database, logger, () => stopping, () => stop('embedded database stopped', 1));
-  if (!worker) warnGeneratedPassword(config);
+  if (!worker) {
+    warnGeneratedPassword(config);
+    warnIgnoredAuthSettings(config, logger);
+  }
 
   app = createApp({
     db: database.db,
@@ -101,6 +111,7 @@ export async function runInstance(config: Config, logger: Logger): Promise<void>
     ...(worker ? { counters: workerCounters(config.guessing, config.rateLimit) } : {}),
     trustProxy: config.trustProxy,
     integrity: { validateEmail: config.validateEmail, uniqueEmail: config.uniqueEmail },
+    auth: config.auth,
     ...(config.metrics
       ? { metrics: { onApiPort: config.metricsPort === undefined, ...(worker ? { read: () => askPrimary() } : {}) } }
       : {}),

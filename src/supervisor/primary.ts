@@ -9,7 +9,7 @@ import type { Logger } from '../log/logger.js';
 import { collectFromWorkers, serveWorkers } from '../metrics/cluster.js';
 import { startMetricsServer, type MetricsServer } from '../metrics/server.js';
 import { stopWhenDatabaseDies } from './database-watch.js';
-import { openDatabaseOrFail, SHUTDOWN_DRAIN_MS, warnGeneratedPassword } from './instance.js';
+import { openDatabaseOrFail, SHUTDOWN_DRAIN_MS, warnGeneratedPassword, warnIgnoredAuthSettings } from './instance.js';
 import { isMessage, schemaReadyMessage, schemaWantedMessage } from './messages.js';
 import { RestartBackoff } from './restart-backoff.js';
 
@@ -44,7 +44,9 @@ export async function runPrimary(config: Config, logger: Logger): Promise<void> 
   }
 
   warnGeneratedPassword(config);
+  warnIgnoredAuthSettings(config, logger);
   // Every worker must accept the same password, also a generated one, and use the same database.
+  // The rest of this process's environment (AUTH, API_KEYS_FILE, JWT_*, ...) reaches them as it is: fork adds to it.
   const workerEnv = { ACCESS_PASSWORD: config.accessPassword, ...embeddedDatabaseEnv(config, opened) };
   const backoff = new RestartBackoff();
   const startedAt = new Map<Worker, number>();

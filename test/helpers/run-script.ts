@@ -27,7 +27,8 @@ export function childEnv(vars: Record<string, string>): NodeJS.ProcessEnv {
   const env = { ...process.env };
   const read = ['PORT', 'HOST', 'DB_HOST', 'DB_PORT', 'DB_USER', 'DB_PASSWORD', 'DB_NAME', 'ACCESS_PASSWORD', 'API_COMPAT', 'WORKERS', 'DB_POOL_SIZE'];
   const alsoRead = ['AUTH_MAX_FAILURES', 'AUTH_WINDOW_S', 'TRUST_PROXY', 'METRICS', 'METRICS_PORT', 'DB_EMBEDDED_DIR', 'DB_EMBEDDED_BIN', 'DB_SOCKET', 'LOG_FORMAT', 'VALIDATE_EMAIL', 'UNIQUE_EMAIL'];
-  for (const name of [...read, ...alsoRead]) delete env[name];
+  const tokens = ['AUTH', 'API_KEYS_FILE', 'JWT_SECRET', 'JWT_PUBLIC_KEY_FILE', 'JWT_JWKS_URL', 'JWT_ISSUER', 'JWT_AUDIENCE'];
+  for (const name of [...read, ...alsoRead, ...tokens]) delete env[name];
   return { ...env, ...vars };
 }
 

@@ -1,5 +1,5 @@
 import { createApp, type App, type Integrity, type MetricsOptions } from '../../src/app.js';
-import type { ApiCompat, GuessingLimits, RateLimitSettings } from '../../src/config/environment.js';
+import type { ApiCompat, AuthSettings, GuessingLimits, RateLimitSettings } from '../../src/config/environment.js';
 import type { PoolTuning } from '../../src/db/pool-tuning.js';
 import { serverLimits, type ServerLimits } from '../../src/http/server.js';
 import { createLogger } from '../../src/log/logger.js';
@@ -31,6 +31,8 @@ export interface ServiceOptions {
   metrics?: MetricsOptions;
   /** VALIDATE_EMAIL and UNIQUE_EMAIL; both off unless given. */
   integrity?: Partial<Integrity>;
+  /** AUTH and its token sources; off unless given. */
+  auth?: AuthSettings;
 }
 
 /**
@@ -55,6 +57,7 @@ export async function startService(label: string, options: ServiceOptions = {}):
     ...(options.trustProxy ? { trustProxy: options.trustProxy } : {}),
     ...(options.metrics ? { metrics: options.metrics } : {}),
     ...(options.integrity ? { integrity: { validateEmail: false, uniqueEmail: false, ...options.integrity } } : {}),
+    ...(options.auth ? { auth: options.auth } : {}),
   });
   const address = await app.listen(0, '127.0.0.1');
   await app.prepareSchema();

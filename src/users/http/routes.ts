@@ -3,9 +3,10 @@ import { HttpError } from '../../errors/http-error.js';
 import { messages } from '../../errors/messages.js';
 import type { GuessingGuard } from '../../auth/failed-attempts.js';
 import { readJsonObject } from '../../http/body.js';
-import type { Handler } from '../../http/context.js';
+import type { Handler, RequestContext } from '../../http/context.js';
 import { sendJson, sendNotModified } from '../../http/respond.js';
 import type { Router } from '../../http/router.js';
+import type { UserAccess } from './access.js';
 import { userNotFound as updateMissing, type CompatErrors } from './compat.js';
 import type { WriteOutcome } from '../storage/conditional-writes.js';
 import { etagOf, ifMatch, ifNoneMatch, tagMatches } from '../rules/etag.js';
@@ -31,6 +32,8 @@ export interface UserRouteDeps {
   cursors: ListCursors;
   /** How bodies are read: the contract's way, or VALIDATE_EMAIL's. */
   validate: UserValidation;
+  /** What AUTH asks of each operation: a bearer token and its scope, or nothing. */
+  access: UserAccess;
 }
 
 const created = JSON.stringify({ message: messages.userCreated });
@@ -39,10 +42,18 @@ const deleted = JSON.stringify({ message: messages.userDeleted });
 const preconditionFailed = new HttpError(412, messages.preconditionFailed);
 
 export function registerUserRoutes(router: Router<Handler>, deps: UserRouteDeps): void {
-  const { store, passwordMatches, attempts, clientAddress, errors, cursors, validate } = deps;
+  const { store, passwordMatches, attempts, clientAddress, errors, cursors, validate, access } = deps;
   const byId = { id: isIdSegment };
 
-  router.add('GET', '/api/users', async ({ req, res, query }) => {
+  /** The list, once the caller is let in: by `pwd`, or by a bearer token where AUTH=all takes one. */
+  const listUsers = async ({ req, res, query }: RequestContext): Promise<void> => {
+    const find = listRequest(query, req.headers.prefer, cursors);
+    if (find) await sendFoundUsers(res, store, find, cursors);
+    else await sendUserList(res, store);
+  };
+
+  router.add('GET', '/api/users', access.list(async (ctx) => {
+    const { req, query } = ctx;
     const address = clientAddress(req);
     // A blocked address learns nothing: its password is not even compared.
     const waitMs = attempts.blockedForMs(address);
@@ -56,18 +67,16 @@ export function registerUserRoutes(router: Router<Handler>, deps: UserRouteDeps)
     const passed = attempts.succeeded(address);
     const passedWaitMs = typeof passed === 'number' ? passed : await passed;
     if (passedWaitMs > 0) throw tooManyFailures(passedWaitMs);
-    const find = listRequest(query, req.headers.prefer, cursors);
-    if (find) await sendFoundUsers(res, store, find, cursors);
-    else await sendUserList(res, store);
-  });
+    await listUsers(ctx);
+  }, listUsers));
 
-  router.add('POST', '/api/users', async ({ req, res }) => {
+  router.add('POST', '/api/users', access.write(async ({ req, res }) => {
     const { name, email } = validate.input(await readJsonObject(req));
     const id = await store.create(name, email);
     sendJson(res, 201, created, { Location: `/api/users/${id}` });
-  });
+  }));
 
-  router.add('GET', '/api/users/:id', async ({ req, res, params }) => {
+  router.add('GET', '/api/users/:id', access.readOne(async ({ req, res, params }) => {
     const id = storableId(params.id!);
     const row = id === undefined ? undefined : await store.get(id);
     if (!row) throw errors.readMissing;
@@ -75,9 +84,9 @@ export function registerUserRoutes(router: Router<Handler>, deps: UserRouteDeps)
     const unless = ifNoneMatch(req.headers['if-none-match']);
     if (unless && tagMatches(unless, etag)) sendNotModified(res, etag);
     else sendJson(res, 200, userJson(row), { ETag: etag });
-  }, byId);
+  }), byId);
 
-  router.add('PUT', '/api/users/:id', async ({ req, res, params }) => {
+  router.add('PUT', '/api/users/:id', access.write(async ({ req, res, params }) => {
     const { name, email } = validate.input(await readJsonObject(req));
     const id = storableId(params.id!);
     const precondition = ifMatch(req.headers['if-match']);
@@ -87,16 +96,16 @@ export function registerUserRoutes(router: Router<Handler>, deps: UserRouteDeps)
     const found = id !== undefined && (await store.update(id, name, email));
     if (!found) throw updateMissing;
     sendJson(res, 200, updated);
-  }, byId);
+  }), byId);
 
-  router.add('PATCH', '/api/users/:id', async ({ req, res, params }) => {
+  router.add('PATCH', '/api/users/:id', access.write(async ({ req, res, params }) => {
     const patch = validate.patch(await readJsonObject(req));
     const id = storableId(params.id!);
     if (id === undefined) throw updateMissing;
     sendOutcome(res, await store.writeIf(id, patch, ifMatch(req.headers['if-match'])), updated, updateMissing);
-  }, byId);
+  }), byId);
 
-  router.add('DELETE', '/api/users/:id', async ({ req, res, params }) => {
+  router.add('DELETE', '/api/users/:id', access.write(async ({ req, res, params }) => {
     const id = storableId(params.id!);
     const precondition = ifMatch(req.headers['if-match']);
     if (precondition && id !== undefined) {
@@ -105,7 +114,7 @@ export function registerUserRoutes(router: Router<Handler>, deps: UserRouteDeps)
     const found = id !== undefined && (await store.remove(id));
     if (!found) throw errors.deleteMissing;
     sendJson(res, 200, deleted);
-  }, byId);
+  }), byId);
 }
 
 function tooManyFailures(waitMs: number): HttpError {
