@@ -1,5 +1,5 @@
 import { createRemoteJWKSet, customFetch, errors, type FetchImplementation, type JWTVerifyGetKey } from 'jose';
-import { ConfigError } from '../config/environment.js';
+import { jwksLocation } from '../config/environment.js';
 import { InvalidTokenError } from './principal.js';
 import { quoted } from './quoted.js';
 
@@ -59,19 +59,7 @@ function reason(error: unknown): string {
   return `${error.message}${cause}`;
 }
 
-/**
- * JWT_JWKS_URL as a URL. Keys fetched over plain http could be swapped by anyone on the path, so
- * https is required, except on this machine (a provider or test double on localhost).
- */
+/** JWT_JWKS_URL as a URL, held to the rule the settings are (see jwksLocation). */
 function jwksUrl(raw: string): URL {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new ConfigError(`JWT_JWKS_URL must be an https:// URL, got "${raw}"`);
-  }
-  const loopback = url.hostname === 'localhost' || url.hostname === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(url.hostname);
-  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && loopback))
-    throw new ConfigError(`JWT_JWKS_URL must be an https:// URL (http:// only for localhost), got "${raw}"`);
-  return url;
+  return new URL(jwksLocation(raw));
 }

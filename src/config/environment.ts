@@ -312,17 +312,17 @@ function jwtSettings(env: Env): JwtSettings | undefined {
   return settings;
 }
 
-const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+const isLoopback = (host: string): boolean => host === 'localhost' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
 
 /** JWT_JWKS_URL: https, since whoever can change the keys in transit can sign tokens; plain http only on this machine. */
-function jwksLocation(raw: string): string {
+export function jwksLocation(raw: string): string {
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
     throw new ConfigError(`JWT_JWKS_URL must be an https:// URL, got "${raw}"`);
   }
-  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname))) {
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopback(url.hostname))) {
     throw new ConfigError(`JWT_JWKS_URL must be an https:// URL (http:// only to localhost), got "${raw}"`);
   }
   return raw;
