@@ -17,10 +17,13 @@ const challenge = (description: string, example: string): Json => ({
   required: true,
 });
 
+const invalidToken: Json = { summary: 'A token that is not valid', value: { error: 'Invalid token' } };
+const invalidTokenChallenge = 'Bearer realm="users", error="invalid_token"';
+
 const unauthorized: Json = {
   description: 'No bearer token (or another scheme than `Bearer`), or a token that is not valid: unknown or revoked, expired, not yet valid, badly signed, or for another issuer or audience.',
   headers: {
-    'WWW-Authenticate': challenge('The challenge of RFC 6750: `error="invalid_token"` when a token was sent but refused.', 'Bearer realm="users", error="invalid_token"'),
+    'WWW-Authenticate': challenge('The challenge of RFC 6750: `error="invalid_token"` when a token was sent but refused.', invalidTokenChallenge),
     ...REQUEST_ID,
   },
   content: {
@@ -28,7 +31,7 @@ const unauthorized: Json = {
       schema: ERROR,
       examples: {
         authenticationRequired: { summary: 'No bearer token', value: { error: 'Authentication required' } },
-        invalidToken: { summary: 'A token that is not valid', value: { error: 'Invalid token' } },
+        invalidToken,
       },
     },
   },
@@ -74,6 +77,7 @@ export function describeAuth(source: Json, mode: ProtectedMode): Json {
     const list = users.get!;
     // Either credential will do: the token, or the contract's pwd (an empty requirement: none in the header).
     list.security = [{ [BEARER_SCHEME]: ['users:read'] }, {}];
+    list.responses['401'] = listUnauthorized(list.responses['401'] as Json | undefined);
     list.responses['403'] = forbidden;
     sortStatuses(list.responses);
     (doc.components.parameters as Json).AccessPassword = optionalPassword;
@@ -95,6 +99,26 @@ const optionalPassword: Json = {
   description: 'The access password; not needed when a bearer token with `users:read` is sent.',
   schema: { type: 'string' },
 };
+
+/**
+ * The list's 401 with AUTH=all: without a token it is the contract's refusal of `pwd` (kept as
+ * it is, without a challenge); with one, the token alone is judged, so a token that is not valid
+ * is answered `Invalid token` with its challenge. Without any credential the answer is still
+ * `Invalid password`, never `Authentication required`.
+ */
+function listUnauthorized(byPassword: Json | undefined): Json {
+  const tokenRefused = `With a bearer token, which is then judged alone (\`pwd\` is ignored): a token that is not valid, with the challenge \`WWW-Authenticate: ${invalidTokenChallenge}\`.`;
+  const both = structuredClone(byPassword ?? { description: '', content: { 'application/json': { schema: ERROR, examples: {} } } }) as Json & {
+    description: string;
+    headers?: Json;
+    content: Record<string, { examples: Json }>;
+  };
+  both.description = `${both.description} ${tokenRefused}`.trim();
+  const challengeWhenToken = { ...challenge('Only with a bearer token: the challenge of RFC 6750, `error="invalid_token"`.', invalidTokenChallenge), required: false };
+  both.headers = { 'WWW-Authenticate': challengeWhenToken, ...(both.headers ?? REQUEST_ID) };
+  both.content['application/json']!.examples = { ...both.content['application/json']!.examples, invalidToken };
+  return both;
+}
 
 function protect(operation: Operation, scope: string): void {
   operation.security = [{ [BEARER_SCHEME]: [scope] }];

@@ -55,3 +55,22 @@ export class OperationPanel {
     return { status: Number.parseInt(status ?? '', 10), body: JSON.parse(body ?? ''), requestUrl: requestUrl ?? '' };
   }
 }
+
+/**
+ * Presses "Authorize" at the top of the page, types `token` into the field of the bearer scheme,
+ * authorizes and closes the dialog, as a person does; Swagger UI then sends
+ * `Authorization: Bearer <token>` with every operation that names the scheme.
+ */
+export async function authorize(page: Page, token: string, scheme = 'bearerToken'): Promise<void> {
+  await page.locator('.scheme-container .btn.authorize').click();
+  const dialog = page.locator('.dialog-ux .modal-ux');
+  await dialog.waitFor();
+  const container = dialog.locator('.auth-container').filter({ hasText: scheme });
+  await container.locator('input').fill(token);
+  await container.locator('.auth-btn-wrapper .authorize').click();
+  // Once authorized, the scheme's box says so and offers "Logout" instead.
+  await container.locator('h6', { hasText: 'Authorized' }).waitFor();
+  await container.locator('.auth-btn-wrapper button', { hasText: 'Logout' }).waitFor();
+  await container.locator('.auth-btn-wrapper .btn-done').click();
+  await dialog.waitFor({ state: 'detached' });
+}

@@ -138,7 +138,8 @@ export function runConformance(mode: ApiCompat): void {
   }
 }
 
-function assertDocumented(api: ApiDescription, c: Case, res: ApiResponse): void {
+/** The real answer `res` to case `c` is documented in `api` exactly: status, headers, media type, schema and example. */
+export function assertDocumented(api: ApiDescription, c: Case, res: ApiResponse): void {
   assert.equal(res.status, c.status, `body: ${res.text}`);
   const op = api.operation(c.operationId);
   const key = responseKey(op, res.status);

@@ -7,6 +7,9 @@ const COMPONENTS_ID = 'urn:user-service:openapi-components';
 const RFC3339_DATE_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)$/i;
 
 const ajv = new Ajv2020({ strict: true, allErrors: true });
+// Annotations of the OpenAPI 3.1 base vocabulary, which a schema may carry (the served
+// descriptions put a header's `example` in its schema); they validate nothing.
+ajv.addVocabulary(['example', 'xml', 'externalDocs']);
 ajv.addFormat('date-time', {
   type: 'string',
   validate: (value) => RFC3339_DATE_TIME.test(value) && !Number.isNaN(Date.parse(value)),
