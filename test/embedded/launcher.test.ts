@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { chownSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
@@ -129,36 +129,61 @@ describe('startPrivateServer', () => {
 
 describe('startPrivateServer as an ordinary user', () => {
   const asNobody = [`--reuid=${NOBODY}`, `--regid=${NOBODY}`, '--clear-groups'];
-  // Root switches users with setpriv; the project (a clone under /root, say) must be readable to nobody.
-  const possible =
-    process.getuid?.() === 0 &&
-    spawnSync('setpriv', [...asNobody, 'test', '-r', join(projectRoot, 'node_modules', 'tsx', 'package.json')]).status === 0;
-  test('the server starts and stops for a user without privileges (here: nobody, under setpriv)', { skip: !possible && 'needs root, setpriv and a project nobody can read' }, async () => {
+  const possible = process.getuid?.() === 0 && spawnSync('setpriv', [...asNobody, 'true']).status === 0;
+  test('the server starts and stops for a user without privileges (here: nobody, under setpriv)', { skip: !possible && 'needs root and setpriv' }, async () => {
+    // The checkout may be closed to nobody (a clone in a 0700 temporary folder, say): what nobody
+    // runs is the launcher bundled with its imports into one file in a folder nobody can read.
     const dataDir = mkdtempSync(join(tmpdir(), 'usvc-launcher-user-'));
-    chownSync(dataDir, NOBODY, NOBODY);
+    chmodSync(dataDir, 0o755);
     try {
-      const script = [
-        `import { startPrivateServer } from ${JSON.stringify(join(projectRoot, 'src/embedded-db/index.ts'))};`,
-        `const server = await startPrivateServer({ dataDir: ${JSON.stringify(join(dataDir, 'data'))} });`,
-        'console.log(JSON.stringify({ uid: process.getuid(), pid: server.pid }));',
-        'await server.stop();',
-      ].join('\n');
-      const child = spawnSync(
-        'setpriv',
-        [...asNobody, process.execPath, '--import', import.meta.resolve('tsx'), '--input-type=module', '-e', script],
-        { encoding: 'utf8', cwd: dataDir, env: { ...process.env, HOME: dataDir }, timeout: 60_000 },
+      const entry = join(dataDir, 'start-and-stop.ts');
+      writeFileSync(
+        entry,
+        [
+          `import { startPrivateServer } from ${JSON.stringify(join(projectRoot, 'src/embedded-db/index.ts'))};`,
+          "const server = await startPrivateServer({ dataDir: process.argv[2]! });",
+          'console.log(JSON.stringify({ uid: process.getuid!(), pid: server.pid }));',
+          'await server.stop();',
+        ].join('\n'),
       );
+      const bundle = join(dataDir, 'start-and-stop.mjs');
+      await bundled(entry, bundle);
+      const home = join(dataDir, 'home');
+      mkdirSync(home);
+      chownSync(home, NOBODY, NOBODY);
+      const child = spawnSync('setpriv', [...asNobody, process.execPath, bundle, join(home, 'data')], {
+        encoding: 'utf8',
+        cwd: home,
+        env: { ...process.env, HOME: home },
+        timeout: 60_000,
+      });
       assert.equal(child.status, 0, child.stderr);
       const { uid, pid } = JSON.parse(child.stdout) as { uid: number; pid: number };
       assert.equal(uid, NOBODY);
       assert.equal(isRunning(pid), false);
-      assert.equal(statSync(join(dataDir, 'data', 'mysql')).uid, NOBODY, 'the data belong to the user');
+      assert.equal(statSync(join(home, 'data', 'mysql')).uid, NOBODY, 'the data belong to the user');
     } finally {
-      killServersOn(join(dataDir, 'data'));
+      killServersOn(join(dataDir, 'home', 'data'));
       rmSync(dataDir, { recursive: true, force: true });
     }
   });
 });
+
+/** `entry` and everything it imports (mysql2 included) as one ES module, with esbuild (tsx's own compiler). */
+async function bundled(entry: string, outfile: string): Promise<void> {
+  const esbuild = await import('esbuild');
+  await esbuild.build({
+    entryPoints: [entry],
+    outfile,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    // mysql2 is CommonJS and requires Node's modules by name.
+    banner: { js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);" },
+    logLevel: 'warning',
+  });
+}
 
 describe('findServerBinaries', () => {
   test('finds the installed server and, for MariaDB, its install tool', () => {
