@@ -9,8 +9,10 @@ import { portOf } from '../helpers/http.js';
 
 /**
  * The operator's report, reproduced: HAProxy checking `/readyz` in front of two instances, steady
- * keep-alive load, SIGTERM to one. With SHUTDOWN_DELAY_S=0 (draining at once) some requests were
- * closed without an answer or answered 502; with the delay HAProxy takes the instance out first.
+ * keep-alive load, SIGTERM to one. With SHUTDOWN_DELAY_S=0 (draining at once) a few requests in
+ * most runs reach a kept-alive connection the instance is closing, and HAProxy closes the client's
+ * connection without an answer (operators also saw 502s); with the delay HAProxy takes the instance
+ * out first.
  */
 
 /** The instances' delay: ten of HAProxy's 200 ms checks, so one failed check always lands within it. */
