@@ -42,6 +42,8 @@ export async function startService(
     ACCESS_PASSWORD: accessPassword,
     WORKERS: String(workers),
     METRICS: metrics ? 'on' : 'off',
+    // No load balancer to leave: stopChild's SIGKILL would otherwise come before the drain (and the profile).
+    SHUTDOWN_DELAY_S: '0',
   };
   const devNull = log === 'null' ? openSync('/dev/null', 'w') : undefined;
   const stdio: StdioOptions = ['ignore', devNull ?? 'pipe', 'pipe'];

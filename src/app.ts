@@ -99,6 +99,11 @@ export interface App {
   prepareSchema(): Promise<void>;
   /** The schema was put in place by another process (the primary of several workers). */
   schemaPrepared(): void;
+  /**
+   * From now on `/readyz` answers 503 (`Shutting down`), so that load balancers stop sending
+   * requests here; everything else, keep-alive included, is served as before. close() does it too.
+   */
+  leaveRotation(): void;
   /** Stops accepting, lets in-flight requests finish (forcing them closed after drainMs), closes the pool. */
   close(drainMs?: number): Promise<void>;
 }
@@ -118,6 +123,7 @@ export function createApp(options: AppOptions): App {
     return options.metrics?.read ? options.metrics.read(metrics) : metrics.registry.snapshot();
   };
   let schemaReady = false;
+  let leaving = false;
   const schemaSetup = new SchemaSetup(db, logger, {
     uniqueEmail: options.integrity?.uniqueEmail ?? false,
     retryMs: options.testing?.schemaRetryMs,
@@ -138,7 +144,7 @@ export function createApp(options: AppOptions): App {
     validate: userValidation(options.integrity?.validateEmail ?? false),
     access: bearer === undefined || auth.mode === 'off' ? openAccess : userAccess(auth.mode, bearer),
   });
-  registerHealthRoutes(router, async () => schemaReady && (await store.answers()));
+  registerHealthRoutes(router, { stopping: () => leaving, answers: async () => schemaReady && (await store.answers()) });
   const metricsOnApiPort = options.metrics?.onApiPort === true;
   registerDocsRoutes(router, {
     mode,
@@ -168,6 +174,9 @@ export function createApp(options: AppOptions): App {
     schemaPrepared: () => {
       schemaReady = true;
     },
+    leaveRotation: () => {
+      leaving = true;
+    },
     routes: () => router.routes(),
     listen: (port, host) =>
       new Promise((resolve, reject) => {
@@ -178,6 +187,7 @@ export function createApp(options: AppOptions): App {
         });
       }),
     close: async (drainMs = 10_000) => {
+      leaving = true;
       schemaSetup.stop();
       http.startDraining();
       const force = setTimeout(() => http.server.closeAllConnections(), drainMs);

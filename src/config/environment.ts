@@ -119,6 +119,8 @@ export interface Config {
   uniqueEmail: boolean;
   /** AUTH, API_KEYS_FILE and JWT_*. */
   auth: AuthSettings;
+  /** SHUTDOWN_DELAY_S: after SIGTERM/SIGINT, `/readyz` answers 503 this long while everything else is served, then the drain starts. */
+  shutdownDelaySeconds: number;
 }
 
 export class ConfigError extends Error {}
@@ -171,6 +173,17 @@ function count(env: Env, name: string, fallback: number, max: number, auto?: () 
   if (!/^\d{1,4}$/.test(raw) || Number(raw) < 1 || Number(raw) > max) {
     throw new ConfigError(`${name} must be a whole number from 1 to ${max}${auto ? ' or "auto"' : ''}, got "${raw}"`);
   }
+  return Number(raw);
+}
+
+/** Without SHUTDOWN_DELAY_S: long enough for a load balancer checking `/readyz` every second or two to take the instance out. */
+export const DEFAULT_SHUTDOWN_DELAY_S = 5;
+
+/** A whole number of seconds from 0 to `max`. */
+function seconds(env: Env, name: string, fallback: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d{1,4}$/.test(raw) || Number(raw) > max) throw new ConfigError(`${name} must be a whole number of seconds from 0 to ${max}, got "${raw}"`);
   return Number(raw);
 }
 
@@ -371,5 +384,6 @@ export function loadConfig(env: Env = process.env, defaults: ConfigDefaults = {}
     validateEmail: oneOf(env, 'VALIDATE_EMAIL', ['on', 'off'], 'off') === 'on',
     uniqueEmail: oneOf(env, 'UNIQUE_EMAIL', ['on', 'off'], 'off') === 'on',
     auth: authSettings(env),
+    shutdownDelaySeconds: seconds(env, 'SHUTDOWN_DELAY_S', DEFAULT_SHUTDOWN_DELAY_S, 600),
   };
 }

@@ -39,6 +39,8 @@ export const messages = {
   hostRequired: 'Host header required',
   expectationFailed: 'Expect header not supported',
   databaseUnavailable: 'Database unavailable',
+  /** `/readyz` once SIGTERM or SIGINT arrived: load balancers take the instance out while it still serves. */
+  shuttingDown: 'Shutting down',
   storage: 'Database error',
   internal: 'Internal server error',
   afterWithoutLimit: 'after requires limit',

@@ -11,7 +11,8 @@ import { answerPrimary, askPrimary } from '../metrics/cluster.js';
 import { startMetricsServer, type MetricsServer } from '../metrics/server.js';
 import { startupFields } from '../startup/startup-line.js';
 import { stopWhenDatabaseDies } from './database-watch.js';
-import { isMessage, schemaReadyMessage, schemaWantedMessage } from './messages.js';
+import { isMessage, schemaReadyMessage, schemaWantedMessage, skipShutdownDelayMessage } from './messages.js';
+import { ShutdownDelay } from './shutdown-delay.js';
 
 export const SHUTDOWN_DRAIN_MS = 10_000;
 
@@ -56,7 +57,8 @@ export function openDatabaseOrFail(config: Config): Promise<ServiceDatabase> {
  * or one of several workers. A worker leaves schema set-up to the primary and is told when it is
  * done; the primary counts the guessing limit and RATE_LIMIT of every worker; a worker's `/metrics`
  * shows the whole service's figures, merged by the primary, and METRICS_PORT is the primary's.
- * SIGTERM/SIGINT drain it (then stop the embedded database) and exit 0.
+ * SIGTERM/SIGINT turn `/readyz` to 503 at once, go on serving for SHUTDOWN_DELAY_S (a second
+ * signal cuts that short), then drain it (then stop the embedded database) and exit 0.
  */
 export async function runInstance(config: Config, logger: Logger): Promise<void> {
   const worker = cluster.isWorker;
@@ -69,12 +71,21 @@ export async function runInstance(config: Config, logger: Logger): Promise<void>
 
   // Registered first: a signal during the embedded database's start still stops it cleanly.
   let stopping = false;
-  const stop = (signal: string, exitCode = 0): void => {
+  const delay = new ShutdownDelay(config.shutdownDelaySeconds * 1000);
+  /** `/readyz` answers 503 at once; with `delayed` (a signal), the rest is served for SHUTDOWN_DELAY_S before the drain. */
+  const stop = (signal: string, exitCode = 0, delayed = true): void => {
     if (stopping) return;
     stopping = true;
-    logger.info('shutting down', { signal, drainMs: SHUTDOWN_DRAIN_MS });
-    // The HTTP side drains first, while the database still answers its last requests.
-    Promise.all([app?.close(SHUTDOWN_DRAIN_MS), metricsServer?.close()])
+    // Nothing is in rotation before the app exists: a signal during the start drains at once.
+    const pausing = delayed && app !== undefined;
+    logger.info('shutting down', { signal, delayMs: pausing ? delay.ms : 0, drainMs: SHUTDOWN_DRAIN_MS });
+    app?.leaveRotation();
+    (pausing ? delay.wait() : Promise.resolve(false))
+      .then((skipped) => {
+        logger.info('draining', { drainMs: SHUTDOWN_DRAIN_MS, ...(skipped ? { delaySkipped: true } : {}) });
+        // The HTTP side drains first, while the database still answers its last requests.
+        return Promise.all([app?.close(SHUTDOWN_DRAIN_MS), metricsServer?.close()]);
+      })
       .then(() => opening)
       .then((database) => database.stop(), () => {})
       .then(
@@ -85,15 +96,26 @@ export async function runInstance(config: Config, logger: Logger): Promise<void>
         },
       );
   };
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  process.on('SIGINT', () => stop('SIGINT'));
-  // A worker whose primary died, however, drains and goes: nothing would replace or stop it.
-  if (worker) process.on('disconnect', () => stop('primary gone'));
+  // A second signal skips the rest of the delay. A worker leaves that to its primary: one Ctrl-C at a
+  // terminal reaches it twice, from the terminal and forwarded by the primary.
+  const onSignal = (signal: NodeJS.Signals): void => {
+    if (!stopping) stop(signal);
+    else if (!worker) delay.skip();
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+  if (worker) {
+    // A worker whose primary died, however, drains and goes: nothing would replace or stop it.
+    process.on('disconnect', () => stop('primary gone', 0, false));
+    process.on('message', (message) => {
+      if (isMessage(message, skipShutdownDelayMessage)) delay.skip();
+    });
+  }
 
   const database = await orFail(opening);
   // A signal arrived meanwhile: stop() ends the process once the database it waited for is stopped.
   if (stopping) await new Promise(() => {});
-  stopWhenDatabaseDies(database, logger, () => stopping, () => stop('embedded database stopped', 1));
+  stopWhenDatabaseDies(database, logger, () => stopping, () => stop('embedded database stopped', 1, false));
   if (!worker) {
     warnGeneratedPassword(config);
     warnIgnoredAuthSettings(config, logger);

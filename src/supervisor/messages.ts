@@ -6,6 +6,12 @@
 export const schemaWantedMessage = { type: 'schema-wanted' } as const;
 export const schemaReadyMessage = { type: 'schema-ready' } as const;
 
+/**
+ * From the primary: drain without waiting out SHUTDOWN_DELAY_S (a second signal to the primary, or a
+ * stop for a failure, where no load balancer needs the time). Before the stop signal it still holds.
+ */
+export const skipShutdownDelayMessage = { type: 'skip-shutdown-delay' } as const;
+
 export function isMessage(message: unknown, expected: { type: string }): boolean {
   return (message as { type?: unknown } | null)?.type === expected.type;
 }

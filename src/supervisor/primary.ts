@@ -10,10 +10,10 @@ import { collectFromWorkers, serveWorkers } from '../metrics/cluster.js';
 import { startMetricsServer, type MetricsServer } from '../metrics/server.js';
 import { stopWhenDatabaseDies } from './database-watch.js';
 import { openDatabaseOrFail, SHUTDOWN_DRAIN_MS, warnGeneratedPassword, warnIgnoredAuthSettings } from './instance.js';
-import { isMessage, schemaReadyMessage, schemaWantedMessage } from './messages.js';
+import { isMessage, schemaReadyMessage, schemaWantedMessage, skipShutdownDelayMessage } from './messages.js';
 import { RestartBackoff } from './restart-backoff.js';
 
-/** Past the drain, workers still running are killed: they had their 10 s and then some. */
+/** Past the delay and the drain, workers still running are killed: they had their 10 s and then some. */
 const STRAGGLER_GRACE_MS = 5000;
 
 /**
@@ -22,7 +22,8 @@ const STRAGGLER_GRACE_MS = 5000;
  * tells every worker when it is in place. It counts the wrong list passwords and RATE_LIMIT's
  * requests of all workers, so that both limits hold for the whole service. With METRICS=on it
  * merges the workers' figures for their `/metrics`, and serves METRICS_PORT itself. SIGTERM/SIGINT
- * drain every worker; it exits 0 once all have, 1 if some had to be killed. If a worker dies before
+ * reach every worker, which waits out SHUTDOWN_DELAY_S (a second signal here cuts it short) and
+ * drains; it exits 0 once all have, 1 if some had to be killed. If a worker dies before
  * any ever listened (the port is taken, say), the service cannot start: it exits 1, as a single
  * process would.
  * With the embedded database the primary starts it, before any worker, and hands its socket to the
@@ -133,22 +134,45 @@ export async function runPrimary(config: Config, logger: Logger): Promise<void> 
   });
 
   let exitCode = 0;
+  const delayMs = config.shutdownDelaySeconds * 1000;
+  let stragglers: NodeJS.Timeout | undefined;
+  /** Workers still running `ms` from now are killed. */
+  const killStragglersIn = (ms: number): void => {
+    clearTimeout(stragglers);
+    stragglers = setTimeout(() => {
+      killedStragglers = true;
+      for (const worker of running()) worker.process.kill('SIGKILL');
+    }, ms).unref();
+  };
+  let delaySkipped = false;
+  /** Every worker drains now, without waiting out the rest of SHUTDOWN_DELAY_S. */
+  const skipDelay = (): void => {
+    delaySkipped = true;
+    for (const worker of running()) if (worker.isConnected()) worker.send(skipShutdownDelayMessage);
+    killStragglersIn(SHUTDOWN_DRAIN_MS + STRAGGLER_GRACE_MS);
+  };
   const stop = (signal: NodeJS.Signals, code = 0): void => {
     if (stopping) return;
     stopping = true;
     exitCode = code;
     schemaSetup.stop();
-    if (code === 0) logger.info('shutting down', { signal, drainMs: SHUTDOWN_DRAIN_MS, workers: running().length });
+    if (code === 0) logger.info('shutting down', { signal, delayMs, drainMs: SHUTDOWN_DRAIN_MS, workers: running().length });
     if (running().length === 0) exit(code);
     // Straight to each worker's process: cluster's worker.kill() would disconnect it first and end its drain.
+    // Each worker answers /readyz 503, serves on for SHUTDOWN_DELAY_S, then drains.
     for (const worker of running()) worker.process.kill(signal);
-    setTimeout(() => {
-      killedStragglers = true;
-      for (const worker of running()) worker.process.kill('SIGKILL');
-    }, SHUTDOWN_DRAIN_MS + STRAGGLER_GRACE_MS).unref();
+    // A stop for a failure keeps no load balancer waiting: /readyz already failed.
+    if (code !== 0) skipDelay();
+    else killStragglersIn(delayMs + SHUTDOWN_DRAIN_MS + STRAGGLER_GRACE_MS);
   };
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  process.on('SIGINT', () => stop('SIGINT'));
+  // A second signal (an impatient operator) cuts the workers' delay short; the workers themselves
+  // ignore it, since one Ctrl-C at a terminal reaches them both directly and through here.
+  const onSignal = (signal: NodeJS.Signals): void => {
+    if (!stopping) stop(signal);
+    else if (!delaySkipped && running().length > 0) skipDelay();
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
   stopWhenDatabaseDies(opened, logger, () => stopping, () => stop('SIGTERM', 1));
 }
 
