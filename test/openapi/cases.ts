@@ -330,4 +330,5 @@ export const examplesNotReproduced: Record<string, string> = {
   internalError: 'a non-storage failure cannot be caused from outside without breaking the code',
   timedOut: 'the header timeout is 10 s: too slow for this suite (the status is covered by 431 and 400)',
   exposition: 'the figures change with every request (the body is checked against its schema)',
+  shuttingDown: 'only after SIGTERM: test/operations/shutdown-delay.test.ts checks that answer',
 };
