@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { ApiKeyFileError, readApiKeysFile, unreadable } from '../auth/api-key-file.js';
@@ -113,6 +114,8 @@ export interface Config {
   /** `/metrics` is served; on `metricsPort` alone when that is set. */
   metrics: boolean;
   metricsPort: number | undefined;
+  /** METRICS_HOST: the interface METRICS_PORT listens on; HOST unless set. */
+  metricsHost: string;
   /** VALIDATE_EMAIL=on: names and emails are stored trimmed, and an email must look like one. */
   validateEmail: boolean;
   /** UNIQUE_EMAIL=on: no two users share an email (case-insensitively), kept by a unique index. */
@@ -258,6 +261,23 @@ function embedded(env: Env): EmbeddedDbConfig {
   return { dataDir: resolve(dataDirShown), dataDirShown, ...(bin === '' ? {} : { bin }) };
 }
 
+/**
+ * METRICS_HOST: an IP address (or `localhost`), so that the metrics port can stay on loopback or a
+ * private interface while HOST is public. Unset: HOST, where METRICS_PORT listened before it existed.
+ * Without METRICS_PORT it would do nothing, and `/metrics` would be on the API port after all: refused.
+ */
+function metricsHost(env: Env, host: string): string {
+  const raw = text(env, 'METRICS_HOST', '');
+  if (raw === '') return host;
+  if (raw !== 'localhost' && isIP(raw) === 0) {
+    throw new ConfigError(`METRICS_HOST must be an IP address such as 127.0.0.1 or ::1 (or localhost), got "${raw}"`);
+  }
+  if (text(env, 'METRICS_PORT', '') === '') {
+    throw new ConfigError('METRICS_HOST is set but METRICS_PORT is not: without it /metrics is served on the API port, at HOST');
+  }
+  return raw;
+}
+
 const TOKEN_SETTINGS = ['API_KEYS_FILE', 'JWT_SECRET', 'JWT_PUBLIC_KEY_FILE', 'JWT_JWKS_URL', 'JWT_ISSUER', 'JWT_AUDIENCE'] as const;
 const JWT_KEY_SOURCES = 'JWT_SECRET, JWT_PUBLIC_KEY_FILE or JWT_JWKS_URL';
 /** HS256 needs a secret at least as long as its hash (RFC 7518 3.2): a shorter one can be brute-forced offline from one token. */
@@ -362,9 +382,10 @@ export function loadConfig(env: Env = process.env, defaults: ConfigDefaults = {}
   const dbHost = text(env, 'DB_HOST', socketGiven && defaults.dbHost === EMBEDDED_HOST ? 'localhost' : (defaults.dbHost ?? 'db'));
   const format = logFormat(env);
   const workers = count(env, 'WORKERS', 1, 256, availableParallelism);
+  const host = text(env, 'HOST', '0.0.0.0');
   return {
     port: port(env, 'PORT', 5000),
-    host: text(env, 'HOST', '0.0.0.0'),
+    host,
     ...(dbHost === EMBEDDED_HOST ? { embedded: embedded(env) } : {}),
     ...(format === undefined ? {} : { logFormat: format }),
     db: dbConfig(env, dbHost),
@@ -381,6 +402,7 @@ export function loadConfig(env: Env = process.env, defaults: ConfigDefaults = {}
     trustProxy: oneOf(env, 'TRUST_PROXY', ['0', '1'], '0') === '1',
     metrics: oneOf(env, 'METRICS', ['on', 'off'], 'off') === 'on',
     metricsPort: env.METRICS_PORT === undefined || env.METRICS_PORT === '' ? undefined : port(env, 'METRICS_PORT', 0),
+    metricsHost: metricsHost(env, host),
     validateEmail: oneOf(env, 'VALIDATE_EMAIL', ['on', 'off'], 'off') === 'on',
     uniqueEmail: oneOf(env, 'UNIQUE_EMAIL', ['on', 'off'], 'off') === 'on',
     auth: authSettings(env),

@@ -1,13 +1,16 @@
 import cluster, { type Worker } from 'node:cluster';
-import { mergeSnapshots, type Registry, type Snapshot } from './registry.js';
+import type { Registry, Snapshot } from './registry.js';
+import { WorkerFigures } from './worker-figures.js';
 
 /**
- * Metrics across node:cluster workers. The primary asks every worker for its snapshot over IPC and
- * merges them; a worker that serves `/metrics` asks the primary for that merge.
+ * Metrics across node:cluster workers. The primary keeps every worker's latest snapshot, refreshed
+ * when it collects (it asks every worker over IPC) and every second in between (each worker sends
+ * its own), and keeps the counts of workers that died (see worker-figures.ts); a worker that
+ * serves `/metrics` asks the primary for the merge.
  *
- * Wiring: in the primary, `serveWorkers()` once; in each worker, `answerPrimary(registry)` and
- * `/metrics` reading `askPrimary()`. A primary that serves METRICS_PORT itself reads
- * `collectFromWorkers()`.
+ * Wiring: in the primary, `serveWorkers()` once, before any worker starts; in each worker,
+ * `answerPrimary(registry)` and `/metrics` reading `askPrimary()`. A primary that serves
+ * METRICS_PORT itself reads `collectFromWorkers()`.
  */
 
 interface SnapshotRequest {
@@ -21,42 +24,63 @@ interface SnapshotAnswer {
   snapshot: Snapshot;
 }
 
-type Message = Partial<SnapshotRequest | SnapshotAnswer> | null | undefined;
+/** A worker's own figures, sent unasked; `seq` orders them, so that an older one never replaces a newer. */
+interface WorkerSnapshot {
+  type: 'metrics:snapshot' | 'metrics:push';
+  seq: number;
+  snapshot: Snapshot;
+}
 
-/** How long the primary waits for one worker's snapshot; a worker that is stuck or gone is left out. */
+type Message = Partial<SnapshotRequest | SnapshotAnswer | WorkerSnapshot> | null | undefined;
+
+/** How long the primary waits for one worker's snapshot; for one that is stuck, its latest is used. */
 const WORKER_TIMEOUT_MS = 1000;
 /** How long a worker waits for the primary's merge: every worker's timeout, and some. */
 const PRIMARY_TIMEOUT_MS = 3000;
+/** How often a worker sends its figures unasked: a worker killed outright loses at most this much of its counts. */
+const PUSH_INTERVAL_MS = 1000;
 
 let nextId = 1;
+const figures = new WorkerFigures();
 
-/** In a worker: answers the primary's requests for this worker's figures. */
+/** In a worker: answers the primary's requests for this worker's figures, and sends them every second. */
 export function answerPrimary(registry: Registry): void {
-  const onMessage = (message: Message): void => {
-    if (message?.type !== 'metrics:snapshot?' || typeof message.id !== 'number') return;
-    const { id } = message;
-    void registry.snapshot().then((snapshot) => process.send?.({ type: 'metrics:snapshot', id, snapshot } satisfies SnapshotAnswer));
-  };
-  process.on('message', onMessage);
-}
-
-/** In the primary: the whole service's figures, every live worker's merged. */
-export async function collectFromWorkers(): Promise<Snapshot> {
-  const workers = Object.values(cluster.workers ?? {}).filter((worker): worker is Worker => worker?.isConnected() === true);
-  const snapshots = await Promise.all(workers.map((worker) => ask(worker, 'metrics:snapshot?', 'metrics:snapshot', WORKER_TIMEOUT_MS)));
-  return mergeSnapshots(snapshots);
-}
-
-/** In the primary: lets workers ask for the whole service's figures. */
-export function serveWorkers(): void {
-  const onMessage = (worker: Worker, message: Message): void => {
-    if (message?.type !== 'metrics:collect?' || typeof message.id !== 'number') return;
-    const { id } = message;
-    void collectFromWorkers().then((snapshot) => {
-      if (worker.isConnected()) worker.send({ type: 'metrics:collected', id, snapshot } satisfies SnapshotAnswer);
+  let taken = 0;
+  const send = (type: WorkerSnapshot['type'], id?: number): void => {
+    const seq = ++taken;
+    void registry.snapshot().then((snapshot) => {
+      // A worker draining after its primary died has no one to tell (and send would throw).
+      if (process.connected) process.send?.({ type, seq, snapshot, ...(id === undefined ? {} : { id }) });
     });
   };
-  cluster.on('message', onMessage);
+  process.on('message', (message: Message) => {
+    if (message?.type === 'metrics:snapshot?' && typeof message.id === 'number') send('metrics:snapshot', message.id);
+  });
+  setInterval(() => send('metrics:push'), PUSH_INTERVAL_MS).unref();
+}
+
+/** In the primary: the whole service's figures, every living worker's asked afresh, and the counts of those gone. */
+export async function collectFromWorkers(): Promise<Snapshot> {
+  const workers = Object.values(cluster.workers ?? {}).filter((worker): worker is Worker => worker?.isConnected() === true);
+  await Promise.all(workers.map((worker) => ask(worker, 'metrics:snapshot?', 'metrics:snapshot', WORKER_TIMEOUT_MS)));
+  return figures.merged();
+}
+
+/** In the primary: keeps the workers' figures as they come, and lets workers ask for the whole service's. */
+export function serveWorkers(): void {
+  cluster.on('message', (worker: Worker, message: Message) => {
+    if (message?.type === 'metrics:snapshot' || message?.type === 'metrics:push') {
+      const { seq, snapshot } = message as Partial<WorkerSnapshot>;
+      if (typeof seq === 'number' && Array.isArray(snapshot)) figures.record(worker.id, seq, snapshot);
+    } else if (message?.type === 'metrics:collect?' && typeof message.id === 'number') {
+      const { id } = message;
+      void collectFromWorkers().then((snapshot) => {
+        if (worker.isConnected()) worker.send({ type: 'metrics:collected', id, snapshot } satisfies SnapshotAnswer);
+      });
+    }
+  });
+  // Every message of a worker arrives before its 'disconnect': what it last sent is its last word.
+  cluster.on('disconnect', (worker) => figures.retire(worker.id));
 }
 
 /** In a worker: the whole service's figures, merged by the primary. */
@@ -83,7 +107,7 @@ function ask(channel: Channel, request: SnapshotRequest['type'], answer: Snapsho
       resolve(snapshot);
     };
     const onMessage = (message: Message): void => {
-      if (message?.type === answer && message.id === id) done((message as SnapshotAnswer).snapshot);
+      if (message?.type === answer && (message as SnapshotAnswer).id === id) done((message as SnapshotAnswer).snapshot);
     };
     const timer = setTimeout(() => done([]), timeoutMs);
     channel.on('message', onMessage);

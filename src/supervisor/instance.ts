@@ -144,7 +144,7 @@ export async function runInstance(config: Config, logger: Logger): Promise<void>
     logger.info('listening', startupFields(address, database.shown, config.db.database));
     if (!worker && config.metrics && config.metricsPort !== undefined) {
       const running = app;
-      metricsServer = await startMetricsServer(() => running.readMetrics(), logger, config.metricsPort, config.host);
+      metricsServer = await startMetricsServer(() => running.readMetrics(), logger, config.metricsPort, config.metricsHost);
       logger.info('metrics listening', { host: metricsServer.address.address, port: metricsServer.address.port });
     }
   } catch (error) {

@@ -61,7 +61,7 @@ export async function runPrimary(config: Config, logger: Logger): Promise<void> 
   let metricsServer: MetricsServer | undefined;
   if (config.metrics) serveWorkers();
   if (config.metrics && config.metricsPort !== undefined) {
-    metricsServer = await startMetricsServer(() => collectFromWorkers(), logger, config.metricsPort, config.host);
+    metricsServer = await startMetricsServer(() => collectFromWorkers(), logger, config.metricsPort, config.metricsHost);
     logger.info('metrics listening', { host: metricsServer.address.address, port: metricsServer.address.port });
   }
   /** Printed to stderr just before exiting: why a start could not go on. */

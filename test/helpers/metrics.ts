@@ -61,3 +61,30 @@ export function bucketsOf(families: ParsedFamily[], name: string, labels: Record
   );
   return Object.fromEntries(buckets.map((sample) => [sample.labels!.le!, Number(sample.value)]));
 }
+
+/**
+ * Every sample Prometheus treats as a counter, by series (`name{labels}`): those of the families
+ * typed COUNTER, and every `_bucket`, `_sum` and `_count` of those typed HISTOGRAM. Gauges, known by
+ * their TYPE line, are left out.
+ */
+export function counterSamples(families: ParsedFamily[]): Map<string, number> {
+  const types = new Map(families.map((found) => [found.name, found.type]));
+  const samples = new Map<string, number>();
+  for (const found of families) {
+    const name = found.name.replace(/#sample$/, '');
+    const counted = found.type === 'COUNTER' || (name !== found.name && types.get(name.replace(/_(bucket|sum|count)$/, '')) === 'HISTOGRAM');
+    if (!counted) continue;
+    for (const sample of found.metrics) samples.set(seriesName(name, sample.labels), Number(sample.value));
+  }
+  return samples;
+}
+
+/** The names of the families typed GAUGE. */
+export function gaugeNames(families: ParsedFamily[]): string[] {
+  return families.filter((found) => found.type === 'GAUGE').map((found) => found.name);
+}
+
+function seriesName(name: string, labels: Record<string, string> = {}): string {
+  const pairs = Object.entries(labels).sort(([a], [b]) => a.localeCompare(b));
+  return `${name}{${pairs.map(([key, value]) => `${key}=${JSON.stringify(value)}`).join(',')}}`;
+}

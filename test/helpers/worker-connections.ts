@@ -16,9 +16,12 @@ export class WorkerConnection {
 
   constructor(private readonly port: number) {}
 
-  send(method: string, path: string, headers: Record<string, string> = {}): Promise<WorkerAnswer> {
+  /** One request on this connection; `json`, when given, is sent as its body. */
+  send(method: string, path: string, headers: Record<string, string> = {}, json?: unknown): Promise<WorkerAnswer> {
+    const body = json === undefined ? undefined : JSON.stringify(json);
+    const sent = body === undefined ? headers : { 'content-type': 'application/json', ...headers };
     return new Promise((resolve, reject) => {
-      const req = httpRequest({ host: '127.0.0.1', port: this.port, method, path, agent: this.agent, headers }, (res) => {
+      const req = httpRequest({ host: '127.0.0.1', port: this.port, method, path, agent: this.agent, headers: sent }, (res) => {
         let text = '';
         res.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
         res.on('end', () => {
@@ -32,7 +35,7 @@ export class WorkerConnection {
         });
       });
       req.on('error', reject);
-      req.end();
+      req.end(body);
     });
   }
 

@@ -98,6 +98,10 @@ describe('loadConfig: invalid values -> ConfigError naming the variable', () => 
     ['VALIDATE_EMAIL', 'yes'],
     ['UNIQUE_EMAIL', '1'],
     ['METRICS_PORT', '70000'],
+    ['METRICS_HOST', 'not an address'],
+    ['METRICS_HOST', '127.0.0.256'],
+    ['METRICS_HOST', '127.0.0.1:9464'],
+    ['METRICS_HOST', 'metrics.internal'],
   ];
   for (const [variable, value] of rows) {
     test(`${variable}=${JSON.stringify(value)} -> ConfigError mentioning ${variable}`, () => {
@@ -248,6 +252,7 @@ describe('loadConfig: operations and security settings', () => {
     assert.equal(config.trustProxy, false);
     assert.equal(config.metrics, false);
     assert.equal(config.metricsPort, undefined);
+    assert.equal(config.metricsHost, '0.0.0.0', 'METRICS_HOST is HOST unless set');
   });
 
   test('every variable is read', () => {
@@ -264,6 +269,24 @@ describe('loadConfig: operations and security settings', () => {
     assert.equal(config.trustProxy, true);
     assert.equal(config.metrics, true);
     assert.equal(config.metricsPort, 9464);
+  });
+
+  test('METRICS_HOST unset -> METRICS_PORT listens on HOST, as before METRICS_HOST existed', () => {
+    assert.equal(loadConfig({ HOST: '10.0.0.5', METRICS: 'on', METRICS_PORT: '9464' }).metricsHost, '10.0.0.5');
+    assert.equal(loadConfig({ HOST: '10.0.0.5', METRICS: 'on', METRICS_PORT: '9464', METRICS_HOST: '' }).metricsHost, '10.0.0.5');
+  });
+
+  for (const address of ['127.0.0.1', '10.1.2.3', '::1', 'fd00::5', 'localhost']) {
+    test(`METRICS_HOST=${address} with METRICS_PORT is accepted`, () => {
+      assert.equal(loadConfig({ METRICS: 'on', METRICS_PORT: '9464', METRICS_HOST: address }).metricsHost, address);
+    });
+  }
+
+  test('METRICS_HOST without METRICS_PORT -> ConfigError: /metrics would be on the API port, at HOST', () => {
+    assert.throws(
+      () => loadConfig({ METRICS: 'on', METRICS_HOST: '127.0.0.1' }),
+      (error: unknown) => error instanceof ConfigError && /\bMETRICS_HOST\b.*\bMETRICS_PORT\b/.test(error.message) && !error.message.includes('\n'),
+    );
   });
 
   for (const mode of ['contract', 'earlier', 'fastapi']) {
