@@ -7,7 +7,7 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
-/** Headers that make the client stop sending: the rest of an oversized body is never read. */
+/** Headers that make the client stop sending: the connection ends once an oversized body is refused. */
 const CLOSE = { Connection: 'close' } as const;
 
 /** Reads a JSON object body: checks the media type, enforces the size limit, decodes strict UTF-8. */
@@ -17,7 +17,7 @@ export async function readJsonObject(req: IncomingMessage): Promise<Record<strin
   }
   const declared = req.headers['content-length'];
   if (declared !== undefined && Number(declared) > MAX_BODY_BYTES) {
-    throw new HttpError(413, messages.bodyTooLarge, CLOSE);
+    throw new BodyTooLargeError(true);
   }
   const raw = await readLimited(req, MAX_BODY_BYTES);
   let text: string;
@@ -68,7 +68,7 @@ function readLimited(req: IncomingMessage, limit: number): Promise<Buffer> {
       if (size > limit) {
         cleanup();
         req.pause();
-        reject(new HttpError(413, messages.bodyTooLarge, CLOSE));
+        reject(new BodyTooLargeError(true));
         return;
       }
       chunks.push(chunk);
@@ -91,6 +91,17 @@ function readLimited(req: IncomingMessage, limit: number): Promise<Buffer> {
     req.on('error', onError);
     req.on('close', onClose);
   });
+}
+
+/**
+ * A body over the limit, answered 413 and the connection closed. `stillSending` when the client may
+ * be sending the rest: the answer then ends only once that is read and dropped (discard-body.ts).
+ */
+export class BodyTooLargeError extends HttpError {
+  constructor(readonly stillSending: boolean) {
+    super(413, messages.bodyTooLarge, CLOSE);
+    this.name = 'BodyTooLargeError';
+  }
 }
 
 /** The client went away before sending its whole body: there is nobody to answer. */
