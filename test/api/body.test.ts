@@ -276,7 +276,57 @@ describe('body size: more than 1 MiB -> 413; what the client is still sending is
         connection.destroy();
       }
     });
+
+    test(`${method} declaring 2 MiB with Expect: 100-continue -> 413 without 100 Continue, the connection closed without waiting for the body`, async () => {
+      const before = await tableSnapshot(service.db);
+      const connection = await RawConnection.open(portOf(service.baseUrl));
+      try {
+        await connection.write(head(method, path, `Content-Length: ${2 * MIB}\r\nExpect: 100-continue\r\n`));
+        assert.equal((await connection.response(0)).status, 413, 'the first response is the refusal: no 100 Continue');
+        await expect413(connection, before);
+        assert.ok(await connection.closedWithin(WITHOUT_WAITING_MS), 'closed at once: the body was never invited');
+      } finally {
+        connection.destroy();
+      }
+    });
+
+    test(`${method} with Expect: 100-continue and a body within the limit -> 100 Continue, then the body is read and stored`, async () => {
+      const email = `continue-${method.toLowerCase()}@example.com`;
+      const body = JSON.stringify({ name: 'Continued', email });
+      const connection = await RawConnection.open(portOf(service.baseUrl));
+      try {
+        await connection.write(head(method, path, `Content-Length: ${Buffer.byteLength(body)}\r\nExpect: 100-continue\r\n`));
+        assert.equal((await connection.response(0)).status, 100, 'told to go on before sending the body');
+        await connection.write(body);
+        const res = await connection.finalResponse();
+        assert.equal(res.status, method === 'POST' ? 201 : 200, res.text);
+        await idByEmail(service.db, email);
+      } finally {
+        connection.destroy();
+      }
+    });
   }
+
+  test('POST with Expect: 100-continue and a Content-Type other than JSON -> 415 without 100 Continue', async () => {
+    const connection = await RawConnection.open(portOf(service.baseUrl));
+    try {
+      await connection.write('POST /api/users HTTP/1.1\r\nHost: test\r\nContent-Type: text/plain\r\nContent-Length: 10\r\nExpect: 100-continue\r\n\r\n');
+      const res = await connection.response(0);
+      assert.equal(res.status, 415, 'the first response is the refusal: no 100 Continue');
+    } finally {
+      connection.destroy();
+    }
+  });
+
+  test('GET with Expect: 100-continue -> answered without 100 Continue: its route reads no body', async () => {
+    const connection = await RawConnection.open(portOf(service.baseUrl));
+    try {
+      await connection.write('GET /api/users/1 HTTP/1.1\r\nHost: test\r\nContent-Length: 10\r\nExpect: 100-continue\r\n\r\n');
+      assert.equal((await connection.response(0)).status, 200);
+    } finally {
+      connection.destroy();
+    }
+  });
 
   test('POST declaring 2 MiB that then sends nothing -> 413, and the connection is closed after the discard time limit', async () => {
     const before = await tableSnapshot(service.db);
