@@ -4,8 +4,9 @@ import { HttpError } from '../errors/http-error.js';
 import { messages } from '../errors/messages.js';
 import { causeOf, StorageError } from '../errors/storage-error.js';
 import type { Logger, LogFields } from '../log/logger.js';
-import { ClientGoneError } from './body.js';
-import { sendJson, sendText } from './respond.js';
+import { BodyTooLargeError, ClientGoneError } from './body.js';
+import { endAfterDiscardingBody } from './discard-body.js';
+import { sendJson, sendText, writeJsonUnended } from './respond.js';
 
 const busy = new HttpError(503, messages.busy, { 'Retry-After': '1' });
 const storageFailed = new HttpError(500, messages.storage);
@@ -30,7 +31,9 @@ export function toHttpError(error: unknown, logger: Logger, fields: LogFields): 
 
 /**
  * The one place a request's error becomes its response. A client that went away gets nothing; a
- * response already started can only be cut short (Node would otherwise half-write a second one).
+ * response already started can only be cut short (Node would otherwise half-write a second one); a
+ * body refused as too large while it is still arriving is answered at once, and the rest is read
+ * and dropped before the connection closes, so that its sender reads the 413 instead of a reset.
  */
 export function sendError(res: ServerResponse, error: unknown, logger: Logger, fields: LogFields): void {
   if (error instanceof ClientGoneError) {
@@ -40,6 +43,11 @@ export function sendError(res: ServerResponse, error: unknown, logger: Logger, f
   if (res.headersSent) {
     logger.error('response failed after it started', error, fields);
     res.destroy();
+    return;
+  }
+  if (error instanceof BodyTooLargeError && error.stillSending) {
+    writeJsonUnended(res, error.status, error.body, error.headers);
+    endAfterDiscardingBody(res.req, res);
     return;
   }
   const answer = toHttpError(error, logger, fields);

@@ -1,4 +1,4 @@
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { HttpError } from '../errors/http-error.js';
 import { messages } from '../errors/messages.js';
 import { refusedKey } from './json-keys.js';
@@ -7,18 +7,28 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
-/** Headers that make the client stop sending: the rest of an oversized body is never read. */
+/** Headers that make the client stop sending: the connection ends once an oversized body is refused. */
 const CLOSE = { Connection: 'close' } as const;
 
-/** Reads a JSON object body: checks the media type, enforces the size limit, decodes strict UTF-8. */
-export async function readJsonObject(req: IncomingMessage): Promise<Record<string, unknown>> {
+/** Node's own test of the header (its `continueExpression`). */
+const CONTINUE = /(?:^|\W)100-continue(?:$|\W)/i;
+
+/**
+ * Reads a JSON object body: checks the media type, enforces the size limit, decodes strict UTF-8.
+ * A client that sent `Expect: 100-continue` is told to go on only here (server.ts does not answer
+ * it up front), once the body is wanted and its declared length is within the limit: a request
+ * refused before, 413 included, never has its body invited.
+ */
+export async function readJsonObject(req: IncomingMessage, res: ServerResponse): Promise<Record<string, unknown>> {
   if (!isJsonMediaType(req.headers['content-type'])) {
     throw new HttpError(415, messages.unsupportedMediaType);
   }
+  const awaitingContinue = req.httpVersion === '1.1' && CONTINUE.test(req.headers.expect ?? '');
   const declared = req.headers['content-length'];
   if (declared !== undefined && Number(declared) > MAX_BODY_BYTES) {
-    throw new HttpError(413, messages.bodyTooLarge, CLOSE);
+    throw new BodyTooLargeError(!awaitingContinue);
   }
+  if (awaitingContinue) res.writeContinue();
   const raw = await readLimited(req, MAX_BODY_BYTES);
   let text: string;
   try {
@@ -68,7 +78,7 @@ function readLimited(req: IncomingMessage, limit: number): Promise<Buffer> {
       if (size > limit) {
         cleanup();
         req.pause();
-        reject(new HttpError(413, messages.bodyTooLarge, CLOSE));
+        reject(new BodyTooLargeError(true));
         return;
       }
       chunks.push(chunk);
@@ -91,6 +101,17 @@ function readLimited(req: IncomingMessage, limit: number): Promise<Buffer> {
     req.on('error', onError);
     req.on('close', onClose);
   });
+}
+
+/**
+ * A body over the limit, answered 413 and the connection closed. `stillSending` when the client may
+ * be sending the rest: the answer then ends only once that is read and dropped (discard-body.ts).
+ */
+export class BodyTooLargeError extends HttpError {
+  constructor(readonly stillSending: boolean) {
+    super(413, messages.bodyTooLarge, CLOSE);
+    this.name = 'BodyTooLargeError';
+  }
 }
 
 /** The client went away before sending its whole body: there is nobody to answer. */

@@ -2,6 +2,7 @@ import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import { HttpError } from '../errors/http-error.js';
 import { messages } from '../errors/messages.js';
+import { endDiscarding } from './discard-body.js';
 import { freshRequestId, REQUEST_ID_HEADER } from './request-id.js';
 import { jsonHeaderLines } from './respond.js';
 
@@ -13,12 +14,16 @@ const byCode: Record<string, HttpError> = {
   HPE_HEADERS_TIMEOUT: new HttpError(408, messages.requestTimeout),
 };
 
-/** A request Node could not parse or that took too long: its JSON answer, written straight to the socket. */
+/**
+ * A request Node could not parse or that took too long: its JSON answer, written straight to the
+ * socket, unless the socket already carries a 413 whose body was being dropped (discard-body.ts).
+ */
 export function answerClientError(error: NodeJS.ErrnoException, socket: Socket): void {
   if (error.code === 'ECONNRESET' || !socket.writable) {
     socket.destroy();
     return;
   }
+  if (endDiscarding(socket)) return;
   writeErrorToSocket(socket, byCode[error.code ?? ''] ?? malformed);
 }
 

@@ -51,6 +51,20 @@ export function sendText(res: ServerResponse, status: number, body: string, extr
   send(res, status, textHeaders, body, extraHeaders);
 }
 
+/**
+ * Writes a whole JSON response, body included, but leaves it open: the caller ends it later
+ * (discard-body.ts, once the rest of a refused request body is dropped).
+ */
+export function writeJsonUnended(
+  res: ServerResponse,
+  status: number,
+  body: string,
+  extraHeaders?: Readonly<Record<string, string>>,
+): void {
+  res.writeHead(status, headersFor(res, jsonHeaders, body, extraHeaders));
+  res.write(body);
+}
+
 function send(
   res: ServerResponse,
   status: number,
@@ -58,9 +72,18 @@ function send(
   body: string | Buffer,
   extraHeaders: Readonly<Record<string, string>> | undefined,
 ): void {
+  res.writeHead(status, headersFor(res, fixed, body, extraHeaders));
+  res.end(body);
+}
+
+function headersFor(
+  res: ServerResponse,
+  fixed: readonly string[],
+  body: string | Buffer,
+  extraHeaders: Readonly<Record<string, string>> | undefined,
+): string[] {
   const headers = fixed.concat('Content-Length', String(Buffer.byteLength(body)));
   if (extraHeaders) for (const name in extraHeaders) headers.push(name, extraHeaders[name]!);
   headers.push(REQUEST_ID_HEADER, requestIdOf(res));
-  res.writeHead(status, headers);
-  res.end(body);
+  return headers;
 }

@@ -137,6 +137,9 @@ export function createHttpServer({ router, logger, limits = serverLimits, observ
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => answerClientError(error, socket));
   // Without these listeners Node drops a CONNECT without a word and answers an unknown Expect with a bare 417.
   server.on('connect', (_req: IncomingMessage, socket: Socket) => writeErrorToSocket(socket, methodNotAllowed));
+  // Without this listener Node answers every `Expect: 100-continue` with 100 Continue before the
+  // request is routed; the body reader sends it once the body is wanted and within the limit (body.ts).
+  server.on('checkContinue', onRequest);
   server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => fail(req, res, req.url ?? '/', expectationFailed));
   const startDraining = (): void => {
     draining = true;

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { DISCARD_MAX_BYTES, DISCARD_TIMEOUT_MS } from '../../src/http/discard-body.js';
 import { portOf, request, type ApiResponse } from '../helpers/http.js';
 import { RawConnection } from '../helpers/raw-connection.js';
 import { startService, type RunningService } from '../helpers/service.js';
@@ -206,9 +207,13 @@ describe('id and created_at in a body are ignored', () => {
   });
 });
 
-describe('body size: more than 1 MiB -> 413 without reading the rest', () => {
+describe('body size: more than 1 MiB -> 413; what the client is still sending is read and dropped, then the connection closes', () => {
   const head = (method: string, path: string, extra: string) =>
     `${method} ${path} HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\n${extra}\r\n`;
+  /** How long a close may take that does not wait for the discard time limit: half of it. */
+  const WITHOUT_WAITING_MS = DISCARD_TIMEOUT_MS / 2;
+  /** How long a close may take that does wait for the discard time limit. */
+  const AFTER_WAITING_MS = DISCARD_TIMEOUT_MS + 10_000;
 
   async function expect413(connection: RawConnection, before: unknown[]): Promise<void> {
     const res = await connection.finalResponse();
@@ -217,23 +222,39 @@ describe('body size: more than 1 MiB -> 413 without reading the rest', () => {
     assert.equal(res.headers['access-control-allow-origin'], '*');
     assert.deepEqual(JSON.parse(res.text), { error: 'Request body too large (limit 1 MiB)' });
     assert.equal(res.headers['connection'], 'close');
-    assert.ok(await connection.closedWithin(5000), 'the server closes the connection instead of reading the rest');
     assert.deepEqual(await tableSnapshot(service.db), before);
   }
 
+  /** Writes `bytes` of filler in 64 KiB pieces; false as soon as a write fails. */
+  async function writeFiller(connection: RawConnection, bytes: number): Promise<boolean> {
+    for (let sent = 0; sent < bytes; sent += 64 * 1024) {
+      if (!(await connection.write('x'.repeat(Math.min(64 * 1024, bytes - sent))))) return false;
+    }
+    return true;
+  }
+
+  /** The server read everything the client sent and closed the connection cleanly (no reset). */
+  async function expectClosedAfterReading(connection: RawConnection, closeWithinMs: number): Promise<void> {
+    assert.ok(await connection.closedWithin(closeWithinMs), 'the server closes the connection');
+    assert.equal(connection.failure, undefined, 'the connection is closed, not reset: every byte sent was read');
+  }
+
   for (const { method, path } of writes) {
-    test(`${method} declaring Content-Length of 2 MiB -> 413 before any body byte is sent`, async () => {
+    test(`${method} declaring Content-Length of 2 MiB -> 413 before any body byte is sent; the body sent anyway is read to its end, then the connection closes`, async () => {
       const before = await tableSnapshot(service.db);
       const connection = await RawConnection.open(portOf(service.baseUrl));
       try {
         await connection.write(head(method, path, `Content-Length: ${2 * MIB}\r\n`));
         await expect413(connection, before);
+        assert.ok(await writeFiller(connection, 2 * MIB), 'the whole body can be sent after the 413');
+        await expectClosedAfterReading(connection, AFTER_WAITING_MS);
+        assert.deepEqual(await tableSnapshot(service.db), before);
       } finally {
         connection.destroy();
       }
     });
 
-    test(`${method} with a chunked body growing past 1 MiB -> 413 once the limit is crossed`, async () => {
+    test(`${method} with a chunked body growing past 1 MiB -> 413 once the limit is crossed; the rest is read to its last chunk, then the connection closes`, async () => {
       const before = await tableSnapshot(service.db);
       const connection = await RawConnection.open(portOf(service.baseUrl));
       try {
@@ -247,19 +268,115 @@ describe('body size: more than 1 MiB -> 413 without reading the rest', () => {
           if (!(await connection.write(piece))) break;
         }
         await expect413(connection, before);
+        for (let sent = 0; sent < MIB; sent += 64 * 1024) assert.ok(await connection.write(piece), 'the client may go on sending');
+        assert.ok(await connection.write(chunk('"}') + '0\r\n\r\n'));
+        await expectClosedAfterReading(connection, AFTER_WAITING_MS);
+        assert.deepEqual(await tableSnapshot(service.db), before);
+      } finally {
+        connection.destroy();
+      }
+    });
+
+    test(`${method} declaring 2 MiB with Expect: 100-continue -> 413 without 100 Continue, the connection closed without waiting for the body`, async () => {
+      const before = await tableSnapshot(service.db);
+      const connection = await RawConnection.open(portOf(service.baseUrl));
+      try {
+        await connection.write(head(method, path, `Content-Length: ${2 * MIB}\r\nExpect: 100-continue\r\n`));
+        assert.equal((await connection.response(0)).status, 413, 'the first response is the refusal: no 100 Continue');
+        await expect413(connection, before);
+        assert.ok(await connection.closedWithin(WITHOUT_WAITING_MS), 'closed at once: the body was never invited');
+      } finally {
+        connection.destroy();
+      }
+    });
+
+    test(`${method} with Expect: 100-continue and a body within the limit -> 100 Continue, then the body is read and stored`, async () => {
+      const email = `continue-${method.toLowerCase()}@example.com`;
+      const body = JSON.stringify({ name: 'Continued', email });
+      const connection = await RawConnection.open(portOf(service.baseUrl));
+      try {
+        await connection.write(head(method, path, `Content-Length: ${Buffer.byteLength(body)}\r\nExpect: 100-continue\r\n`));
+        assert.equal((await connection.response(0)).status, 100, 'told to go on before sending the body');
+        await connection.write(body);
+        const res = await connection.finalResponse();
+        assert.equal(res.status, method === 'POST' ? 201 : 200, res.text);
+        await idByEmail(service.db, email);
       } finally {
         connection.destroy();
       }
     });
   }
 
-  test('POST with exactly 1 MiB + 1 byte (Content-Length) -> 413', async () => {
+  test('POST with Expect: 100-continue and a Content-Type other than JSON -> 415 without 100 Continue', async () => {
+    const connection = await RawConnection.open(portOf(service.baseUrl));
+    try {
+      await connection.write('POST /api/users HTTP/1.1\r\nHost: test\r\nContent-Type: text/plain\r\nContent-Length: 10\r\nExpect: 100-continue\r\n\r\n');
+      const res = await connection.response(0);
+      assert.equal(res.status, 415, 'the first response is the refusal: no 100 Continue');
+    } finally {
+      connection.destroy();
+    }
+  });
+
+  test('GET with Expect: 100-continue -> answered without 100 Continue: its route reads no body', async () => {
+    const connection = await RawConnection.open(portOf(service.baseUrl));
+    try {
+      await connection.write('GET /api/users/1 HTTP/1.1\r\nHost: test\r\nContent-Length: 10\r\nExpect: 100-continue\r\n\r\n');
+      assert.equal((await connection.response(0)).status, 200);
+    } finally {
+      connection.destroy();
+    }
+  });
+
+  test('POST declaring 2 MiB that then sends nothing -> 413, and the connection is closed after the discard time limit', async () => {
+    const before = await tableSnapshot(service.db);
+    const connection = await RawConnection.open(portOf(service.baseUrl));
+    try {
+      await connection.write(head('POST', '/api/users', `Content-Length: ${2 * MIB}\r\n`));
+      await expect413(connection, before);
+      assert.ok(await connection.closedWithin(AFTER_WAITING_MS), 'a client that stops sending does not hold the connection');
+    } finally {
+      connection.destroy();
+    }
+  });
+
+  test(`POST declaring more than the ${DISCARD_MAX_BYTES / MIB} MiB the server drops -> 413, the connection closed without waiting for the body`, async () => {
+    const before = await tableSnapshot(service.db);
+    const connection = await RawConnection.open(portOf(service.baseUrl));
+    try {
+      await connection.write(head('POST', '/api/users', `Content-Length: ${DISCARD_MAX_BYTES + 1}\r\n`));
+      await expect413(connection, before);
+      assert.ok(await connection.closedWithin(WITHOUT_WAITING_MS), 'closed at once: that much is not read');
+    } finally {
+      connection.destroy();
+    }
+  });
+
+  test(`POST with a chunked body that never ends -> 413, and the connection closed once ${DISCARD_MAX_BYTES / MIB} MiB more were dropped`, async () => {
+    const before = await tableSnapshot(service.db);
+    const connection = await RawConnection.open(portOf(service.baseUrl));
+    try {
+      await connection.write(head('POST', '/api/users', 'Transfer-Encoding: chunked\r\n'));
+      const piece = chunk('x'.repeat(64 * 1024));
+      const most = 4 * (MIB + DISCARD_MAX_BYTES);
+      let sent = 0;
+      while (sent < most && (await connection.write(piece))) sent += 64 * 1024;
+      assert.ok(sent < most, `the server stopped reading before ${most} bytes`);
+      await expect413(connection, before);
+      assert.ok(await connection.closedWithin(AFTER_WAITING_MS), 'the server closes the connection');
+    } finally {
+      connection.destroy();
+    }
+  });
+
+  test('POST with exactly 1 MiB + 1 byte (Content-Length) -> 413, the connection closed once the body is read', async () => {
     const before = await tableSnapshot(service.db);
     const body = objectOfSize(MIB + 1, 'over@example.com');
     const connection = await RawConnection.open(portOf(service.baseUrl));
     try {
       await connection.write(head('POST', '/api/users', `Content-Length: ${Buffer.byteLength(body)}\r\n`) + body);
       await expect413(connection, before);
+      await expectClosedAfterReading(connection, AFTER_WAITING_MS);
     } finally {
       connection.destroy();
     }

@@ -11,6 +11,8 @@ export class RawConnection {
   private readonly waiters: Array<() => void> = [];
   private ended = false;
   private unreadable: Error | undefined;
+  /** The error code the connection failed with (a reset, a write after the server closed), if any. */
+  failure: string | undefined;
   /** Resolves when the server closes the connection (or it is destroyed). */
   readonly closed: Promise<void>;
 
@@ -20,7 +22,9 @@ export class RawConnection {
       this.parse();
     });
     // A server that stops reading and closes may make our writes fail; the responses still count.
-    socket.on('error', () => {});
+    socket.on('error', (error: NodeJS.ErrnoException) => {
+      this.failure ??= error.code ?? error.message;
+    });
     this.closed = new Promise((resolve) =>
       socket.once('close', () => {
         this.ended = true;

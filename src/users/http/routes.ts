@@ -71,7 +71,7 @@ export function registerUserRoutes(router: Router<Handler>, deps: UserRouteDeps)
   }, listUsers));
 
   router.add('POST', '/api/users', access.write(async ({ req, res }) => {
-    const { name, email } = validate.input(await readJsonObject(req));
+    const { name, email } = validate.input(await readJsonObject(req, res));
     const id = await store.create(name, email);
     sendJson(res, 201, created, { Location: `/api/users/${id}` });
   }));
@@ -87,7 +87,7 @@ export function registerUserRoutes(router: Router<Handler>, deps: UserRouteDeps)
   }), byId);
 
   router.add('PUT', '/api/users/:id', access.write(async ({ req, res, params }) => {
-    const { name, email } = validate.input(await readJsonObject(req));
+    const { name, email } = validate.input(await readJsonObject(req, res));
     const id = storableId(params.id!);
     const precondition = ifMatch(req.headers['if-match']);
     if (precondition && id !== undefined) {
@@ -99,7 +99,7 @@ export function registerUserRoutes(router: Router<Handler>, deps: UserRouteDeps)
   }), byId);
 
   router.add('PATCH', '/api/users/:id', access.write(async ({ req, res, params }) => {
-    const patch = validate.patch(await readJsonObject(req));
+    const patch = validate.patch(await readJsonObject(req, res));
     const id = storableId(params.id!);
     if (id === undefined) throw updateMissing;
     sendOutcome(res, await store.writeIf(id, patch, ifMatch(req.headers['if-match'])), updated, updateMissing);
