@@ -11,9 +11,9 @@ const USAGE = 'Usage: npm run db:restore -- FILE (a dump of npm run db:backup; i
 
 /**
  * `npm run db:restore -- FILE`: loads a dump of db:backup into the configured (or embedded)
- * database. The users table (and schema_migrations) are replaced by the dump's: rows written since
- * the backup are gone afterwards. The embedded database is reached on the running service's
- * socket, or started for the restore and stopped afterwards.
+ * database. The users table, and every other table the dump holds, is replaced by the dump's:
+ * rows written since the backup are gone afterwards. The embedded database is reached on the
+ * running service's socket, or started for the restore and stopped afterwards.
  */
 try {
   const file = dumpFile();
@@ -24,7 +24,7 @@ try {
     const database = await openToolDatabase(config, { existing: false });
     const where = `${config.db.database} on ${database.shown}`;
     try {
-      console.log(`Restoring ${file} into ${where}: this replaces the users table's rows (and schema_migrations) with the dump's.`);
+      console.log(`Restoring ${file} into ${where}: this replaces the users table's rows (and every other table the dump holds) with the dump's.`);
       const users = await loadDump(tools.client, database.target, config.db.database, fd);
       console.log(`Restored ${file} into ${where}: the users table holds the dump's ${users} users; its earlier rows were replaced.`);
     } finally {
