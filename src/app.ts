@@ -16,6 +16,7 @@ import type { ConnectionSource } from './db/connection-source.js';
 import { endPool } from './db/pool.js';
 import { defaultTuning, type PoolTuning } from './db/pool-tuning.js';
 import { SchemaSetup } from './startup/schema-setup.js';
+import { registerIndexRoute } from './docs/index-route.js';
 import { registerDocsRoutes } from './docs/routes.js';
 import { registerHealthRoutes } from './health/routes.js';
 import { clientAddress } from './http/client-address.js';
@@ -146,6 +147,7 @@ export function createApp(options: AppOptions): App {
   });
   registerHealthRoutes(router, { stopping: () => leaving, answers: async () => schemaReady && (await store.answers()) });
   const metricsOnApiPort = options.metrics?.onApiPort === true;
+  registerIndexRoute(router);
   registerDocsRoutes(router, {
     mode,
     metricsOnApiPort,

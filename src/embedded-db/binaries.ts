@@ -22,7 +22,7 @@ export interface BinarySearch {
 }
 
 /** Where distributions and installers put the server when it is not on PATH. */
-const SYSTEM_DIRS = [
+export const SYSTEM_DIRS = [
   '/usr/sbin',
   '/usr/local/sbin',
   '/usr/local/bin',
@@ -99,7 +99,7 @@ function findInstallDb(server: string, path: string): string | undefined {
   return undefined;
 }
 
-function isExecutableFile(file: string): boolean {
+export function isExecutableFile(file: string): boolean {
   try {
     if (!statSync(file).isFile()) return false;
     accessSync(file, constants.X_OK);

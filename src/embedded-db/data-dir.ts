@@ -7,7 +7,7 @@ import { EmbeddedServerError } from './embedded-server-error.js';
 /** Present once a data directory holds an initialised server: the system schema. */
 const MARKER = 'mysql';
 
-function isInitialised(dataDir: string): boolean {
+export function isInitialised(dataDir: string): boolean {
   return existsSync(join(dataDir, MARKER));
 }
 

@@ -40,6 +40,19 @@ export function socketInPrivateTempDir(dataDir: string): SocketPlace {
   };
 }
 
+/**
+ * Where a server started on this data directory listens, if one runs: the socket in the private
+ * temp folder its start recorded, else `mysqld.sock` in the data directory. Only a connection
+ * tells whether a server answers there.
+ */
+export function recordedSocket(dataDir: string): string | undefined {
+  try {
+    return join(readFileSync(join(dataDir, RECORD), 'utf8').trim(), SOCKET);
+  } catch {
+    return socketInDataDir(dataDir);
+  }
+}
+
 /** Removes the private socket folder of an earlier run that ended without removing it (it crashed). */
 export function removeEarlierSocketDir(dataDir: string): void {
   const record = join(dataDir, RECORD);

@@ -1,13 +1,14 @@
+import { BackupError } from '../backup/backup-error.js';
 import { ConfigError } from '../config/environment.js';
 import { EmbeddedServerError } from '../embedded-db/index.js';
 import { UnusableSchemaError } from './unusable-schema.js';
 
-/** The one line a database command (`db:init`, `db:migrate`) prints when it fails; sets exit code 1. */
+/** The one line a database command (`db:init`, `db:migrate`, `db:backup`, `db:restore`) prints when it fails; sets exit code 1. */
 export function reportCommandFailure(command: string, error: unknown): void {
   const reason =
     error instanceof ConfigError
       ? `Invalid configuration: ${error.message}`
-      : error instanceof EmbeddedServerError || error instanceof UnusableSchemaError
+      : error instanceof EmbeddedServerError || error instanceof UnusableSchemaError || error instanceof BackupError
         ? error.message
         : String(error);
   console.error(`${command} failed: ${reason}`);

@@ -79,8 +79,9 @@ const unchangingRows: Row[] = [
   { rule: 'PUT on the collection -> 405 with Allow', method: 'PUT', path: '/api/users', json: valid, status: 405, body: { error: 'Method not allowed' }, allow: ['GET', 'HEAD', 'OPTIONS', 'POST'] },
   { rule: 'PATCH on the collection -> 405 with Allow', method: 'PATCH', path: '/api/users', json: valid, status: 405, body: { error: 'Method not allowed' }, allow: ['GET', 'HEAD', 'OPTIONS', 'POST'] },
   { rule: 'POST on /healthz -> 405 with Allow', method: 'POST', path: '/healthz', json: valid, status: 405, body: { error: 'Method not allowed' }, allow: ['GET', 'HEAD', 'OPTIONS'] },
+  { rule: 'POST on / (the index) -> 405 with Allow', method: 'POST', path: '/', json: valid, status: 405, body: { error: 'Method not allowed' }, allow: ['GET', 'HEAD', 'OPTIONS'] },
   // Any other path -> 404 Not found.
-  ...['/', '/api', '/api/', '/api/user', '/api/userss', '/API/users', '/api/users/1/extra', '/api/users/1/2', '/api/users//', '/api/users%2F1', '/nope', '/api/v1/users'].flatMap(
+  ...['/api', '/api/', '/api/user', '/api/userss', '/API/users', '/api/users/1/extra', '/api/users/1/2', '/api/users//', '/api/users%2F1', '/nope', '/api/v1/users'].flatMap(
     (path): Row[] => [
       { rule: `GET ${path} -> 404 Not found`, method: 'GET', path, status: 404, body: NOT_FOUND },
       { rule: `POST ${path} -> 404 Not found`, method: 'POST', path, json: valid, status: 404, body: NOT_FOUND },
@@ -150,6 +151,19 @@ describe('the five operations succeed with the exact bodies of the contract', ()
     assert.equal(res.status, 200);
     assert.equal(res.headers.get('content-type'), JSON_CONTENT_TYPE);
     assert.equal(res.text, '');
+  });
+
+  test('GET / -> 200, the index naming the docs and the description, with CORS; HEAD / -> the same headers, no body', async () => {
+    const res = await call('GET', '/');
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get('content-type'), JSON_CONTENT_TYPE);
+    assert.equal(res.headers.get('access-control-allow-origin'), '*');
+    assert.deepEqual(res.json, { name: 'User Service', docs: '/apidocs', openapi: '/openapi.json' });
+    const head = await call('HEAD', '/');
+    assert.equal(head.status, 200);
+    assert.equal(head.headers.get('content-type'), JSON_CONTENT_TYPE);
+    assert.equal(head.headers.get('content-length'), res.headers.get('content-length'));
+    assert.equal(head.text, '');
   });
 
   test('POST /api/users -> 201 {"message":"User created successfully"} and nothing else; the user is stored', async () => {

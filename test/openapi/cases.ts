@@ -79,6 +79,7 @@ const requestLines = [
   ['deleteUser', 'DELETE', '/api/users/1'],
   ['getLiveness', 'GET', '/healthz'],
   ['getReadiness', 'GET', '/readyz'],
+  ['getIndex', 'GET', '/'],
 ] as const;
 const userOperations = new Set(['listUsers', 'getUser', 'createUser', 'updateUser', 'patchUser', 'deleteUser']);
 const storageCalls = requestLines.filter(([operationId]) => userOperations.has(operationId));
@@ -241,6 +242,7 @@ const normalCases = (mode: ApiCompat): Case[] => [
   ),
   row('getLiveness', 'GET /healthz -> 200 alive', [200, 'alive'], send('GET', '/healthz')),
   row('getReadiness', 'GET /readyz with the database up -> 200 ready', [200, 'ready'], send('GET', '/readyz')),
+  row('getIndex', 'GET / -> 200 index, pointing to the docs', [200, 'index'], send('GET', '/')),
   ...requestLines.flatMap(([operationId, method, path]) =>
     refusedRequests.map((bad) =>
       row(
