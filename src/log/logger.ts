@@ -61,8 +61,10 @@ export function describeError(error: unknown): LogFields {
 }
 
 /**
- * The request target as it may be logged: every query value is replaced. The only parameter the API
- * reads is the password, and a client that misspells its key (`PWD`, `pwd[]`, `p%77d`) still sends it.
+ * The request target as it may be logged: the value of `pwd`, the list's password, is replaced;
+ * every other parameter (`limit`, `sort`, `cursor`, `email`, ...) stays readable. The key is
+ * compared as the API reads it and then some, so that a client that misspells it (`PWD`,
+ * `pwd[]`, `p%77d`, ` pwd`) does not get its password logged either.
  */
 export function redactTarget(path: string, query: string): string {
   if (query === '') return path;
@@ -70,7 +72,15 @@ export function redactTarget(path: string, query: string): string {
   for (let i = 0; i < parts.length; i++) {
     const part = parts[i]!;
     const eq = part.indexOf('=');
-    if (eq !== -1) parts[i] = `${part.slice(0, eq)}=[REDACTED]`;
+    if (eq !== -1 && isPasswordKey(part.slice(0, eq))) parts[i] = `${part.slice(0, eq)}=[REDACTED]`;
   }
   return `${path}?${parts.join('&')}`;
+}
+
+/** `pwd` however it is written: percent-encoded (leniently), in any case, with brackets, spaces or other marks around it. */
+function isPasswordKey(key: string): boolean {
+  // Most keys (`limit`, `sort`) have neither a p nor an escape: one regex test is all they cost.
+  if (!/[pP%]/.test(key)) return false;
+  const decoded = key.replaceAll('+', ' ').replace(/%([0-9a-fA-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+  return decoded.toLowerCase().replace(/\[[^\]]*\]/g, '').replace(/[^a-z0-9]/g, '') === 'pwd';
 }

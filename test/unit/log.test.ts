@@ -13,6 +13,12 @@ describe('redactTarget: no pwd value survives, whatever the encoding of its key'
     ['pwd=x&pwd=hunter2', '/api/users'],
     ['pwd=hunter2&%zz', '/api/users'],
     ['pwd=hunter2', '/api/users/1'],
+    ['PWD=hunter2', '/api/users'],
+    ['pwd[]=hunter2', '/api/users'],
+    ['pwd%5B%5D=hunter2', '/api/users'],
+    ['+pwd=hunter2', '/api/users'],
+    ['%20pwd%00=hunter2', '/api/users'],
+    ['limit=5&pwd=hunter2&sort=name', '/api/users'],
   ];
   for (const [query, path] of rows) {
     test(`${path}?${query}`, () => {
@@ -25,6 +31,15 @@ describe('redactTarget: no pwd value survives, whatever the encoding of its key'
 
   test('without a query the path is returned as it is', () => {
     assert.equal(redactTarget('/api/users/1', ''), '/api/users/1');
+  });
+
+  test('every other parameter stays readable: limit, after, sort, cursor, email, name', () => {
+    const query = 'limit=20&after=41&sort=-name&cursor=eyJhIjoxfQ.sig&email=ada%40example.com&name=Ada+L';
+    assert.equal(redactTarget('/api/users', `${query}&pwd=hunter2`), `/api/users?${query}&pwd=[REDACTED]`);
+  });
+
+  test('a key that only resembles pwd is kept (pwd2, pw, password_hint)', () => {
+    assert.equal(redactTarget('/api/users', 'pwd2=a&pw=b&password_hint=c'), '/api/users?pwd2=a&pw=b&password_hint=c');
   });
 
   test('keys stay readable', () => {
