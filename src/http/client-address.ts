@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import type { Logger } from '../log/logger.js';
 
 const MAX_ADDRESS_LENGTH = 64;
 
@@ -20,4 +21,9 @@ export function clientAddress(req: IncomingMessage, trustProxy: boolean): string
     }
   }
   return req.socket.remoteAddress ?? '';
+}
+
+/** clientAddress with TRUST_PROXY as configured, for every use of it in one process (the guessing limit, RATE_LIMIT, the access line). */
+export function clientAddressOf(trustProxy: boolean, _logger: Logger): (req: IncomingMessage) => string {
+  return (req) => clientAddress(req, trustProxy);
 }

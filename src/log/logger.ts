@@ -7,9 +7,20 @@ export type LogFields = Record<string, unknown>;
 export interface Logger {
   /**
    * The access log line: one per request, naming the id its response carried in `X-Request-Id`,
-   * and the principal its bearer token proved (`key:ci`) when it was authenticated.
+   * the client's address (as TRUST_PROXY says), its User-Agent (cut to a few hundred characters,
+   * control characters escaped) when it sent one, and the principal its bearer token proved
+   * (`key:ci`) when it was authenticated.
    */
-  request(method: string, target: string, status: number | 'aborted', durationMs: number, requestId: string, principal?: string): void;
+  request(
+    method: string,
+    target: string,
+    status: number | 'aborted',
+    durationMs: number,
+    requestId: string,
+    client: string,
+    userAgent: string | undefined,
+    principal?: string,
+  ): void;
   info(msg: string, fields?: LogFields): void;
   warn(msg: string, fields?: LogFields): void;
   error(msg: string, error: unknown, fields?: LogFields): void;
@@ -37,14 +48,15 @@ export function createLogger(write: LineWriter = stdoutLines(), format: LogForma
   return {
     request:
       format === 'pretty'
-        ? (method, target, status, durationMs, requestId, principal) =>
-            emit('info', `${method} ${target} ${status}`, { durationMs, requestId, principal })
+        ? (method, target, status, durationMs, requestId, client, userAgent, principal) =>
+            emit('info', `${method} ${target} ${status}`, { durationMs, requestId, client, userAgent: loggableUserAgent(userAgent), principal })
         : // The hot path: the line is written field by field instead of building and stringifying an object.
-          (method, target, status, durationMs, requestId, principal) =>
+          (method, target, status, durationMs, requestId, client, userAgent, principal) =>
             write(
               `{"time":"${now()}","level":"info","msg":"request","method":${JSON.stringify(method)},` +
                 `"path":${JSON.stringify(target)},"status":${typeof status === 'number' ? status : '"aborted"'},` +
-                `"durationMs":${durationMs},"requestId":${JSON.stringify(requestId)}` +
+                `"durationMs":${durationMs},"requestId":${JSON.stringify(requestId)},"client":${JSON.stringify(client)}` +
+                `${userAgent === undefined ? '' : `,"userAgent":${JSON.stringify(loggableUserAgent(userAgent))}`}` +
                 `${principal === undefined ? '' : `,"principal":${JSON.stringify(principal)}`}}\n`,
             ),
     info: (msg, fields) => emit('info', msg, fields),
@@ -58,6 +70,20 @@ export function describeError(error: unknown): LogFields {
   if (!(error instanceof Error)) return { message: String(error) };
   const { code, errno, sqlState } = error as Error & { code?: unknown; errno?: unknown; sqlState?: unknown };
   return { name: error.name, message: error.message, code, errno, sqlState, stack: error.stack };
+}
+
+/** Longer User-Agent values are cut: they say which client it was in far fewer characters. */
+export const MAX_USER_AGENT_LENGTH = 200;
+/** C0 and C1 controls, line and paragraph separators, and the bidirectional overrides that can make a line read otherwise. */
+const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u2028-\u202e\u2066-\u2069]/;
+const UNPRINTABLE_ALL = new RegExp(UNPRINTABLE.source, 'g');
+
+/** A User-Agent as the access line shows it: at most MAX_USER_AGENT_LENGTH characters (then `…`), unprintable ones as `\u` escapes. */
+export function loggableUserAgent(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  const cut = value.length > MAX_USER_AGENT_LENGTH ? `${value.slice(0, MAX_USER_AGENT_LENGTH)}…` : value;
+  if (!UNPRINTABLE.test(cut)) return cut;
+  return cut.replace(UNPRINTABLE_ALL, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 /**
