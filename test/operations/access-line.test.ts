@@ -5,6 +5,7 @@ import { pollUntil } from '../helpers/poll-until.js';
 import { startService, type RunningService } from '../helpers/service.js';
 
 const SECRET = 'Access-line-secret-91';
+const FORWARDED_WARNING = /^X-Forwarded-For is ignored: with TRUST_PROXY=0 .* set TRUST_PROXY=1$/;
 
 let direct: RunningService;
 let proxied: RunningService;
@@ -50,9 +51,21 @@ describe('the access line: who asked, and only the password hidden', () => {
   });
 });
 
-describe('X-Forwarded-For', () => {
-  test('with TRUST_PROXY=1 the last hop is the client', async () => {
+describe('X-Forwarded-For with TRUST_PROXY=0', () => {
+  test('ignored for the address, and said once per process, not per request', async () => {
+    for (let i = 0; i < 3; i++) {
+      await request(direct.baseUrl, 'GET', `/api/users/1?fwd${i}`, { headers: { 'X-Forwarded-For': `203.0.113.${i}` } });
+    }
+    for (let i = 0; i < 3; i++) assert.equal((await accessLine(direct, `fwd${i}`)).client, '127.0.0.1', 'the header is ignored');
+    const warnings = entries(direct).filter((entry) => FORWARDED_WARNING.test(String(entry.msg)));
+    assert.equal(warnings.length, 1, 'one warning');
+    assert.equal(warnings[0]!.level, 'warn');
+    assert.equal(warnings[0]!.from, '127.0.0.1', 'it names where the header came from');
+  });
+
+  test('with TRUST_PROXY=1 the last hop is the client, and nothing is warned', async () => {
     await request(proxied.baseUrl, 'GET', '/api/users/1?fwd-proxied', { headers: { 'X-Forwarded-For': '198.51.100.1, 203.0.113.77' } });
     assert.equal((await accessLine(proxied, 'fwd-proxied')).client, '203.0.113.77');
+    assert.deepEqual(entries(proxied).filter((entry) => FORWARDED_WARNING.test(String(entry.msg))), []);
   });
 });
