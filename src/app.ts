@@ -127,7 +127,7 @@ export function createApp(options: AppOptions): App {
   const router = new Router<Handler>();
   const clientAddress = clientAddressOf(options.trustProxy ?? false, logger);
   const mode = options.apiCompat ?? DEFAULT_API_COMPAT;
-  const counters = options.counters ?? localCounters(options.guessing ?? DEFAULT_GUESSING_LIMITS, options.rateLimit);
+  const counters = options.counters ?? localCounters(options.guessing ?? DEFAULT_GUESSING_LIMITS, options.rateLimit, logger);
   registerUserRoutes(router, {
     store,
     passwordMatches: passwordChecker(options.accessPassword),
