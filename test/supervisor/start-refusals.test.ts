@@ -64,8 +64,8 @@ describe('a port taken while the embedded database started', () => {
 
   test('the listen failure is the one line: the database is stopped without "stopped unexpectedly" or "shutting down"', async () => {
     const result = await runScript(
-      'test/supervisor/fixtures/listen-after-database.ts',
-      { PORT: String(takenPort), HOST: '127.0.0.1', ACCESS_PASSWORD: 'refusals', DB_EMBEDDED_DIR: raceDir },
+      'test/supervisor/fixtures/start-without-listen-check.ts',
+      { PORT: String(takenPort), HOST: '127.0.0.1', ACCESS_PASSWORD: 'refusals', DB_HOST: 'embedded', DB_EMBEDDED_DIR: raceDir },
       90_000,
       { cwd: workDir },
     );
