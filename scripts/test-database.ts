@@ -12,14 +12,29 @@ export interface TestDatabase {
   stop(): Promise<void>;
 }
 
+/** A TEST_DB_* setting the run cannot use: said in one line before any test runs. */
+export class TestDatabaseError extends Error {}
+
+/** TEST_DB_PORT when set: a port number, never quietly 3306 (as Number("abc") would make it). */
+function testDbPort(env: NodeJS.ProcessEnv): number | undefined {
+  const raw = env.TEST_DB_PORT;
+  if (raw === undefined || raw === '') return undefined;
+  if (!/^\d{1,5}$/.test(raw) || Number(raw) < 1 || Number(raw) > 65535) {
+    throw new TestDatabaseError(`TEST_DB_PORT must be a port number from 1 to 65535, got "${raw}"`);
+  }
+  return Number(raw);
+}
+
 /**
- * TEST_DB_* when set; otherwise a server answering at 127.0.0.1:3306; otherwise one private server
- * for the whole run, on a free 127.0.0.1 port (the TCP-proxy tests need one), with its data in a
- * temporary folder that is removed when it stops.
+ * TEST_DB_HOST or TEST_DB_PORT when set (the tests use 127.0.0.1 and 3306 for the one not set);
+ * otherwise a server answering at 127.0.0.1:3306; otherwise one private server for the whole run,
+ * on a free 127.0.0.1 port (the TCP-proxy tests need one), with its data in a temporary folder
+ * that is removed when it stops.
  */
 export async function chooseTestDatabase(env: NodeJS.ProcessEnv = process.env): Promise<TestDatabase> {
-  if (env.TEST_DB_HOST) {
-    return { env: {}, shown: `TEST_DB_HOST=${env.TEST_DB_HOST}`, stop: async () => {} };
+  const port = testDbPort(env);
+  if (env.TEST_DB_HOST || port !== undefined) {
+    return { env: {}, shown: `${env.TEST_DB_HOST || '127.0.0.1'}:${port ?? 3306} (TEST_DB_*)`, stop: async () => {} };
   }
   if (await answersAsRoot({ host: '127.0.0.1', port: 3306 })) {
     return { env: {}, shown: '127.0.0.1:3306', stop: async () => {} };

@@ -3,7 +3,7 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { constants } from 'node:os';
 import { join, resolve } from 'node:path';
 import { projectRoot } from '../src/paths.js';
-import { chooseTestDatabase } from './test-database.js';
+import { chooseTestDatabase, TestDatabaseError, type TestDatabase } from './test-database.js';
 
 /**
  * `npm test`: every test/**\/*.test.ts (or the files given) under c8 and Node's test runner, four
@@ -25,7 +25,14 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
   });
 }
 
-const database = await chooseTestDatabase();
+let database: TestDatabase;
+try {
+  database = await chooseTestDatabase();
+} catch (error) {
+  if (!(error instanceof TestDatabaseError)) throw error;
+  process.stderr.write(`Cannot run the tests: ${error.message}\n`);
+  process.exit(1);
+}
 process.stderr.write(`Tests use the database server at ${database.shown}\n`);
 const code = interrupted ? 1 : await runTests(database.env);
 await database.stop();

@@ -19,7 +19,7 @@ import { SchemaSetup } from './startup/schema-setup.js';
 import { registerIndexRoute } from './docs/index-route.js';
 import { registerDocsRoutes } from './docs/routes.js';
 import { registerHealthRoutes } from './health/routes.js';
-import { clientAddress } from './http/client-address.js';
+import { clientAddressOf } from './http/client-address.js';
 import type { Handler } from './http/context.js';
 import { Router } from './http/router.js';
 import { requestIdOf } from './http/request-id.js';
@@ -132,14 +132,14 @@ export function createApp(options: AppOptions): App {
   });
 
   const router = new Router<Handler>();
-  const trustProxy = options.trustProxy ?? false;
+  const clientAddress = clientAddressOf(options.trustProxy ?? false, logger);
   const mode = options.apiCompat ?? DEFAULT_API_COMPAT;
-  const counters = options.counters ?? localCounters(options.guessing ?? DEFAULT_GUESSING_LIMITS, options.rateLimit);
+  const counters = options.counters ?? localCounters(options.guessing ?? DEFAULT_GUESSING_LIMITS, options.rateLimit, logger);
   registerUserRoutes(router, {
     store,
     passwordMatches: passwordChecker(options.accessPassword),
     attempts: counters.guessing,
-    clientAddress: (req) => clientAddress(req, trustProxy),
+    clientAddress,
     errors: compatErrors[mode],
     cursors: new ListCursors(options.accessPassword),
     validate: userValidation(options.integrity?.validateEmail ?? false),
@@ -158,10 +158,11 @@ export function createApp(options: AppOptions): App {
   const http = createHttpServer({
     router,
     logger,
+    clientAddress,
     ...(options.serverLimits ? { limits: options.serverLimits } : {}),
     ...(metrics ? { observe: metrics.observeResponse } : {}),
     ...(options.rateLimit && counters.requests
-      ? { admit: rateLimitAdmission(options.rateLimit, counters.requests, rateLimitKey(trustProxy, bearer && ((req, res) => bearer.principalOf(req, requestIdOf(res))))) }
+      ? { admit: rateLimitAdmission(options.rateLimit, counters.requests, rateLimitKey(clientAddress, bearer && ((req, res) => bearer.principalOf(req, requestIdOf(res))))) }
       : {}),
   });
 

@@ -1,6 +1,7 @@
 import cluster from 'node:cluster';
 import { ConfigError, entryDefaults, loadConfig, type Config } from './config/environment.js';
 import { createLogger } from './log/logger.js';
+import { listenProblem } from './startup/listen-check.js';
 import { failStart, runInstance } from './supervisor/instance.js';
 import { runPrimary } from './supervisor/primary.js';
 
@@ -10,6 +11,12 @@ try {
 } catch (error) {
   if (!(error instanceof ConfigError)) throw error;
   failStart(`Invalid configuration: ${error.message}`);
+}
+
+// Before anything starts (the embedded database, the workers): a port that cannot be listened on. A worker's primary checked already.
+if (cluster.isPrimary) {
+  const problem = await listenProblem(config);
+  if (problem !== undefined) failStart(`Cannot start: ${problem}`);
 }
 
 const logger = createLogger(undefined, config.logFormat ?? (process.stdout.isTTY ? 'pretty' : 'json'));

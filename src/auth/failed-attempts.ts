@@ -1,4 +1,5 @@
 import type { GuessingLimits } from '../config/environment.js';
+import type { Logger } from '../log/logger.js';
 
 interface Attempts {
   /** When the recent wrong passwords came (ms), oldest first; only those within the window are kept. */
@@ -36,7 +37,11 @@ export class FailedAttempts implements GuessingGuard {
   private readonly windowMs: number;
   private readonly maxTracked: number;
 
-  constructor(private readonly limits: GuessingLimits) {
+  /** `onBlocked` is told of each address as the failure that reaches the limit blocks it: once per block. */
+  constructor(
+    private readonly limits: GuessingLimits,
+    private readonly onBlocked?: (address: string) => void,
+  ) {
     this.windowMs = limits.windowSeconds * 1000;
     this.maxTracked = limits.testing?.maxTracked ?? MAX_TRACKED_ADDRESSES;
   }
@@ -64,6 +69,7 @@ export class FailedAttempts implements GuessingGuard {
     if (recent.length >= this.limits.maxFailures) {
       attempts.blockedUntil = now + this.windowMs;
       attempts.failures = [];
+      this.onBlocked?.(address);
       return attempts.blockedUntil;
     }
     attempts.failures = recent;
@@ -97,4 +103,18 @@ export class FailedAttempts implements GuessingGuard {
   get tracked(): number {
     return this.byAddress.size;
   }
+}
+
+/**
+ * The warning line for an address just blocked: where the counts are kept (this process, or the
+ * primary of several workers), so it is written once per block, whichever worker saw the failure.
+ */
+export function warnBlocked(logger: Logger, limits: GuessingLimits): (address: string) => void {
+  return (address) =>
+    logger.warn('address blocked for guessing the list password', {
+      address,
+      failures: limits.maxFailures,
+      windowS: limits.windowSeconds,
+      blockedForS: limits.windowSeconds,
+    });
 }

@@ -250,6 +250,39 @@ function dbConfig(env: Env, dbHost: string): DbConfig {
   };
 }
 
+/** A host name: dot-separated labels of letters, digits, `-` and `_`, at most 253 characters. */
+const HOST_NAME = /^(?=.{1,253}$)[A-Za-z0-9_]([A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?(\.[A-Za-z0-9_]([A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?)*\.?$/;
+
+/**
+ * HOST: an IP address or a host name. A name whose last label is a number (`999.1.1.1`, `1.2.3`)
+ * is an address gone wrong, not a name: refused here rather than looked up. Whether a name resolves,
+ * and whether the address is this machine's, the start finds out by binding it (listen-check.ts).
+ */
+function listenHost(env: Env): string {
+  const host = text(env, 'HOST', '0.0.0.0');
+  if (isIP(host) !== 0) return host;
+  if (!HOST_NAME.test(host) || /^\d+$/.test(host.replace(/\.$/, '').split('.').at(-1)!)) {
+    throw new ConfigError(`HOST must be an IP address (0.0.0.0, ::, 127.0.0.1, ...) or a host name, got "${host}"`);
+  }
+  return host;
+}
+
+/**
+ * METRICS_PORT: only with METRICS=on, and another port than PORT (0 for either lets the system
+ * choose, so two zeros are two ports). Refused rather than ignored: a scraper pointed at a port
+ * nothing serves fails long after the start, while a refused start is seen at once.
+ */
+function metricsPort(env: Env, metrics: boolean, apiPort: number): number | undefined {
+  const raw = text(env, 'METRICS_PORT', '');
+  if (raw === '') return undefined;
+  const chosen = port(env, 'METRICS_PORT', 0);
+  if (!metrics) throw new ConfigError('METRICS_PORT is set but METRICS is not on: set METRICS=on to serve /metrics there, or unset METRICS_PORT');
+  if (chosen !== 0 && chosen === apiPort) {
+    throw new ConfigError(`METRICS_PORT must differ from PORT (both ${chosen}): /metrics gets a port of its own, or unset METRICS_PORT to serve it on PORT`);
+  }
+  return chosen;
+}
+
 /** Unset: chosen at start by whether stdout is a terminal. */
 function logFormat(env: Env): LogFormat | undefined {
   return text(env, 'LOG_FORMAT', '') === '' ? undefined : oneOf<LogFormat>(env, 'LOG_FORMAT', ['json', 'pretty'], 'json');
@@ -382,9 +415,11 @@ export function loadConfig(env: Env = process.env, defaults: ConfigDefaults = {}
   const dbHost = text(env, 'DB_HOST', socketGiven && defaults.dbHost === EMBEDDED_HOST ? 'localhost' : (defaults.dbHost ?? 'db'));
   const format = logFormat(env);
   const workers = count(env, 'WORKERS', 1, 256, availableParallelism);
-  const host = text(env, 'HOST', '0.0.0.0');
+  const apiPort = port(env, 'PORT', 5000);
+  const metrics = oneOf(env, 'METRICS', ['on', 'off'], 'off') === 'on';
+  const host = listenHost(env);
   return {
-    port: port(env, 'PORT', 5000),
+    port: apiPort,
     host,
     ...(dbHost === EMBEDDED_HOST ? { embedded: embedded(env) } : {}),
     ...(format === undefined ? {} : { logFormat: format }),
@@ -400,8 +435,8 @@ export function loadConfig(env: Env = process.env, defaults: ConfigDefaults = {}
     },
     rateLimit: rateLimit(env),
     trustProxy: oneOf(env, 'TRUST_PROXY', ['0', '1'], '0') === '1',
-    metrics: oneOf(env, 'METRICS', ['on', 'off'], 'off') === 'on',
-    metricsPort: env.METRICS_PORT === undefined || env.METRICS_PORT === '' ? undefined : port(env, 'METRICS_PORT', 0),
+    metrics,
+    metricsPort: metricsPort(env, metrics, apiPort),
     metricsHost: metricsHost(env, host),
     validateEmail: oneOf(env, 'VALIDATE_EMAIL', ['on', 'off'], 'off') === 'on',
     uniqueEmail: oneOf(env, 'UNIQUE_EMAIL', ['on', 'off'], 'off') === 'on',

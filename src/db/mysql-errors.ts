@@ -50,6 +50,17 @@ export function wasRefusedByServer(error: unknown): boolean {
   return fromServer && !(cause instanceof DatabaseTimeoutError) && !isConnectionLost(cause);
 }
 
+const ACCESS_DENIED_ERRNOS = new Set([
+  1045, // ER_ACCESS_DENIED_ERROR: wrong password, or no such user from this host
+  1698, // ER_ACCESS_DENIED_NO_PASSWORD_ERROR: an account that takes no password from here (MariaDB's unix_socket root)
+]);
+
+/** True when the server refused the login itself: DB_USER and DB_PASSWORD, not the network, are what to check. */
+export function isAccessDenied(error: unknown): boolean {
+  const errno = (causeOf(error) as { errno?: unknown } | null)?.errno;
+  return typeof errno === 'number' && ACCESS_DENIED_ERRNOS.has(errno);
+}
+
 const ER_PARSE_ERROR = 1064;
 const ER_DUP_ENTRY = 1062;
 

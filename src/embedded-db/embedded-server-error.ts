@@ -8,3 +8,14 @@ export class EmbeddedServerError extends Error {
     this.name = 'EmbeddedServerError';
   }
 }
+
+/** The data directory cannot be made or is no folder; `reason` says why, without the path. */
+export class DataDirError extends EmbeddedServerError {
+  constructor(
+    readonly dataDir: string,
+    readonly reason: string,
+  ) {
+    super(`The data directory ${dataDir} ${reason}`);
+    this.name = 'DataDirError';
+  }
+}

@@ -1,6 +1,6 @@
 import { chmodSync, lstatSync, mkdirSync, readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
-import { EmbeddedServerError } from './embedded-server-error.js';
+import { dirname, join } from 'node:path';
+import { DataDirError, EmbeddedServerError } from './embedded-server-error.js';
 
 /** Read, write and enter for the owner; nothing for anyone else. */
 export const OWNER_ONLY_DIR = 0o700;
@@ -14,7 +14,7 @@ const OTHERS = 0o007;
  * instead of the running user's, for a caller that hands the folder to another account on purpose.
  */
 export function makeDataDirPrivate(dataDir: string, owner = process.getuid?.()): void {
-  mkdirSync(dataDir, { recursive: true, mode: OWNER_ONLY_DIR });
+  makeFolder(dataDir);
   // No uids (Windows): no Unix sockets either, so no server to protect.
   if (owner === undefined) return;
   const stat = statSync(dataDir);
@@ -25,6 +25,40 @@ export function makeDataDirPrivate(dataDir: string, owner = process.getuid?.()):
     );
   }
   if ((stat.mode & 0o777) !== OWNER_ONLY_DIR) chmodSync(dataDir, OWNER_ONLY_DIR);
+}
+
+/**
+ * Makes `dir` and any missing folder above it, each 0700, one level at a time: a path that cannot
+ * be made (below /proc, say) fails at the first level that cannot, where a recursive mkdirSync may
+ * retry for ever. A file where a folder belongs is named. Throws DataDirError.
+ */
+export function makeFolder(dir: string): void {
+  const missing: string[] = [];
+  for (let at = dir; ; at = dirname(at)) {
+    let isDirectory: boolean;
+    try {
+      isDirectory = statSync(at).isDirectory();
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      // ENOTDIR: a file somewhere above; found on the way up.
+      if ((code === 'ENOENT' || code === 'ENOTDIR') && dirname(at) !== at) {
+        missing.unshift(at);
+        continue;
+      }
+      throw new DataDirError(dir, `cannot be reached: ${(error as Error).message}`);
+    }
+    if (isDirectory) break;
+    throw new DataDirError(dir, at === dir ? 'names a file, not a folder' : `cannot be made: ${at} is a file, not a folder`);
+  }
+  for (const folder of missing) {
+    try {
+      mkdirSync(folder, { mode: OWNER_ONLY_DIR });
+    } catch (error) {
+      // Made meanwhile by another start: as good as made here.
+      if ((error as NodeJS.ErrnoException).code === 'EEXIST' && statSync(folder).isDirectory()) continue;
+      throw new DataDirError(dir, `cannot be made: ${(error as Error).message}`);
+    }
+  }
 }
 
 /**

@@ -42,6 +42,8 @@ export interface HttpServerOptions {
   observe?: ResponseObserver;
   /** Runs before every API request (`/api` and below, preflights aside) is routed, and may refuse it by throwing: RATE_LIMIT. */
   admit?: Admission;
+  /** The client's address for the access line (as TRUST_PROXY says); the connection's by default. */
+  clientAddress?: (req: IncomingMessage) => string;
 }
 
 /** Decides whether a request goes on: returns (or resolves) to let it, throws (or rejects) its refusal. */
@@ -63,7 +65,9 @@ const hostRequired = new HttpError(400, messages.hostRequired, { Connection: 'cl
 const expectationFailed = new HttpError(417, messages.expectationFailed);
 const methodNotAllowed = new HttpError(405, messages.methodNotAllowed);
 
-export function createHttpServer({ router, logger, limits = serverLimits, observe, admit }: HttpServerOptions): HttpService {
+const connectionAddress = (req: IncomingMessage): string => req.socket.remoteAddress ?? '';
+
+export function createHttpServer({ router, logger, limits = serverLimits, observe, admit, clientAddress = connectionAddress }: HttpServerOptions): HttpService {
   let draining = false;
 
   const fail = (req: IncomingMessage, res: ServerResponse, path: string, error: unknown): void =>
@@ -86,12 +90,15 @@ export function createHttpServer({ router, logger, limits = serverLimits, observ
     const query = mark === -1 ? '' : url.slice(mark + 1);
     const requestId = requestIdFor(req.headers['x-request-id']);
     assignRequestId(res, requestId);
+    // Read now: once an aborted request's socket is gone, its address is too.
+    const client = clientAddress(req);
     let route = UNMATCHED_ROUTE;
     // A response closes once: `on` spares the wrapper and the removal `once` would cost every request.
     res.on('close', () => {
       const status = res.writableFinished ? res.statusCode : 'aborted';
       const elapsedMs = performance.now() - started;
-      logger.request(req.method ?? '', redactTarget(path, query), status, Math.round(elapsedMs * 10) / 10, requestId, authenticatedAs(res));
+      const durationMs = Math.round(elapsedMs * 10) / 10;
+      logger.request(req.method ?? '', redactTarget(path, query), status, durationMs, requestId, client, req.headers['user-agent'], authenticatedAs(res));
       observe?.(req.method ?? '', route, status, elapsedMs / 1000);
     });
     try {

@@ -1,5 +1,6 @@
-import { FailedAttempts, type GuessingGuard } from '../auth/failed-attempts.js';
+import { FailedAttempts, warnBlocked, type GuessingGuard } from '../auth/failed-attempts.js';
 import type { GuessingLimits, RateLimitSettings } from '../config/environment.js';
+import type { Logger } from '../log/logger.js';
 import type { RequestCounter } from './rate-limit.js';
 import { WindowCounter } from './window-counter.js';
 
@@ -14,6 +15,10 @@ export interface Counters {
   requests: RequestCounter | undefined;
 }
 
-export function localCounters(guessing: GuessingLimits, rateLimit: RateLimitSettings | undefined): Counters {
-  return { guessing: new FailedAttempts(guessing), requests: rateLimit === undefined ? undefined : new WindowCounter(rateLimit) };
+/** The counts kept in this process; each address it blocks for guessing is logged. */
+export function localCounters(guessing: GuessingLimits, rateLimit: RateLimitSettings | undefined, logger: Logger): Counters {
+  return {
+    guessing: new FailedAttempts(guessing, warnBlocked(logger, guessing)),
+    requests: rateLimit === undefined ? undefined : new WindowCounter(rateLimit),
+  };
 }

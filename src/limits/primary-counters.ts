@@ -1,6 +1,7 @@
 import cluster, { type Worker } from 'node:cluster';
-import { FailedAttempts } from '../auth/failed-attempts.js';
+import { FailedAttempts, warnBlocked } from '../auth/failed-attempts.js';
 import type { GuessingLimits, RateLimitSettings } from '../config/environment.js';
+import type { Logger } from '../log/logger.js';
 import type { BlockedPush, CountAnswer, CountAsk, CountResult, Incoming } from './messages.js';
 import { WindowCounter } from './window-counter.js';
 
@@ -10,9 +11,10 @@ const GO_ON: CountResult = [0, 0];
  * In the primary of WORKERS=N: keeps the counts of the guessing limit and RATE_LIMIT for every
  * worker (see messages.ts), so that each limit holds for the whole service. Memory is bounded as in
  * one process: FailedAttempts and WindowCounter each forget their oldest entry at their cap.
+ * Each block is logged here, once, however many workers saw the address fail.
  */
-export function serveCounters(guessing: GuessingLimits, rateLimit: RateLimitSettings | undefined): void {
-  const attempts = new FailedAttempts(guessing);
+export function serveCounters(guessing: GuessingLimits, rateLimit: RateLimitSettings | undefined, logger: Logger): void {
+  const attempts = new FailedAttempts(guessing, warnBlocked(logger, guessing));
   const requests = rateLimit === undefined ? undefined : new WindowCounter(rateLimit);
 
   const count = (op: unknown, key: unknown, now: number, newlyBlocked: BlockedPush['blocked']): CountResult | null => {

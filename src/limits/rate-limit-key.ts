@@ -1,7 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Principal } from '../auth/principal.js';
 import { bearerToken } from '../auth/bearer-token.js';
-import { clientAddress } from '../http/client-address.js';
 
 /** Whose allowance a request spends under RATE_LIMIT: one string per client, prefixed by what kind of name it is. */
 export type RateLimitKey = (req: IncomingMessage, res: ServerResponse) => string | Promise<string>;
@@ -10,14 +9,14 @@ export type RateLimitKey = (req: IncomingMessage, res: ServerResponse) => string
 export type PrincipalOf = (req: IncomingMessage, res: ServerResponse) => Promise<Principal>;
 
 /**
- * The one place the rate limit's client is named: the client address (the last hop of
- * X-Forwarded-For with TRUST_PROXY=1), as `ip:<address>`; with AUTH on, a request whose bearer
+ * The one place the rate limit's client is named: the client address (see clientAddressOf: the
+ * last hop of X-Forwarded-For with TRUST_PROXY=1), as `ip:<address>`; with AUTH on, a request whose bearer
  * token is valid counts under its principal's name instead (`key:<name>`, `sub:<subject>`), so one
  * caller shares one allowance from any address. A token that is not valid counts by address: the
  * route refuses it anyway.
  */
-export function rateLimitKey(trustProxy: boolean, principalOf?: PrincipalOf): RateLimitKey {
-  const byAddress = (req: IncomingMessage): string => `ip:${clientAddress(req, trustProxy)}`;
+export function rateLimitKey(clientAddress: (req: IncomingMessage) => string, principalOf?: PrincipalOf): RateLimitKey {
+  const byAddress = (req: IncomingMessage): string => `ip:${clientAddress(req)}`;
   if (principalOf === undefined) return byAddress;
   return (req, res) => {
     if (bearerToken(req.headers.authorization) === undefined) return byAddress(req);

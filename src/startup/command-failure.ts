@@ -1,5 +1,6 @@
 import { BackupError } from '../backup/backup-error.js';
 import { ConfigError } from '../config/environment.js';
+import { isAccessDenied } from '../db/mysql-errors.js';
 import { EmbeddedServerError } from '../embedded-db/index.js';
 import { UnusableSchemaError } from './unusable-schema.js';
 
@@ -10,7 +11,9 @@ export function reportCommandFailure(command: string, error: unknown): void {
       ? `Invalid configuration: ${error.message}`
       : error instanceof EmbeddedServerError || error instanceof UnusableSchemaError || error instanceof BackupError
         ? error.message
-        : String(error);
+        : isAccessDenied(error)
+          ? `the database refused the credentials (check DB_USER and DB_PASSWORD): ${(error as Error).message}`
+          : String(error);
   console.error(`${command} failed: ${reason}`);
   process.exitCode = 1;
 }

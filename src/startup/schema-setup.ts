@@ -1,6 +1,7 @@
 import type { DbConfig } from '../config/environment.js';
 import type { Logger } from '../log/logger.js';
 import { serverName } from '../config/db-servers.js';
+import { isAccessDenied } from '../db/mysql-errors.js';
 import { ensureSchema } from './schema.js';
 import { UnusableSchemaError } from './unusable-schema.js';
 
@@ -40,9 +41,19 @@ export class SchemaSetup {
       } catch (error) {
         if (error instanceof UnusableSchemaError) throw error;
         if (signal.aborted) return false;
-        // An expected condition while the database starts or is away: one line saying where and why.
-        const msg = isServerAnswer(error) ? 'schema set-up failed, retrying' : 'database not reachable, retrying';
-        this.logger.warn(msg, { server: serverName(this.db), reason: reason(error), retryInMs: pauseMs });
+        if (isAccessDenied(error)) {
+          // Reached, and refused: the account is what to fix (or to create). The server's reason names the user, never the password.
+          this.logger.warn('database refused the credentials (check DB_USER and DB_PASSWORD), retrying', {
+            server: serverName(this.db),
+            user: this.db.user,
+            reason: reason(error),
+            retryInMs: pauseMs,
+          });
+        } else {
+          // An expected condition while the database starts or is away: one line saying where and why.
+          const msg = isServerAnswer(error) ? 'schema set-up failed, retrying' : 'database not reachable, retrying';
+          this.logger.warn(msg, { server: serverName(this.db), reason: reason(error), retryInMs: pauseMs });
+        }
         await new Promise<void>((resolve) => {
           this.endRetryWait = resolve;
           this.retryTimer = setTimeout(resolve, pauseMs);

@@ -1,5 +1,5 @@
 import type { Config, DbConfig } from '../config/environment.js';
-import { findServerBinaries, startPrivateServer } from '../embedded-db/index.js';
+import { DataDirError, EmbeddedServerError, findServerBinaries, startPrivateServer, type PrivateServer } from '../embedded-db/index.js';
 import { serverName, socketOf } from '../config/db-servers.js';
 
 /** The server the service talks to: the configured one, or the embedded one it started itself. */
@@ -31,7 +31,14 @@ export async function openServiceDatabase(config: Pick<Config, 'db' | 'embedded'
   if (socketOf(config.db) !== undefined) {
     return { db: { ...config.db, user: 'root', password: '' }, shown, stop: async () => {} };
   }
-  const server = await startPrivateServer({ dataDir: embedded.dataDir, binaries: findServerBinaries(embedded.bin) });
+  let server: PrivateServer;
+  try {
+    server = await startPrivateServer({ dataDir: embedded.dataDir, binaries: findServerBinaries(embedded.bin) });
+  } catch (error) {
+    // Found before the server is started: the setting to change is named.
+    if (error instanceof DataDirError) throw new EmbeddedServerError(`DB_EMBEDDED_DIR (${embedded.dataDirShown}) ${error.reason}`);
+    throw error;
+  }
   return {
     db: { ...config.db, servers: [{ socketPath: server.socketPath }], user: 'root', password: '' },
     shown,

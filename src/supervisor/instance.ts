@@ -148,6 +148,8 @@ export async function runInstance(config: Config, logger: Logger): Promise<void>
       logger.info('metrics listening', { host: metricsServer.address.address, port: metricsServer.address.port });
     }
   } catch (error) {
+    // The service stops the database itself: no "stopped unexpectedly", no "shutting down", only the cause.
+    stopping = true;
     await app.close(0);
     await database.stop();
     failStart(`Cannot start: ${(error as Error).message}`);

@@ -57,7 +57,7 @@ export async function runPrimary(config: Config, logger: Logger): Promise<void> 
   let anyListened = false;
 
   // Before any worker exists: the guessing limit and RATE_LIMIT are counted here, for the whole service.
-  serveCounters(config.guessing, config.rateLimit);
+  serveCounters(config.guessing, config.rateLimit, logger);
   let metricsServer: MetricsServer | undefined;
   if (config.metrics) serveWorkers();
   if (config.metrics && config.metricsPort !== undefined) {

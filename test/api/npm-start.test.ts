@@ -67,3 +67,36 @@ test('SIGTERM sent to `npm start` reaches the service: it drains and exits, and 
     }
   }
 });
+
+test('`npm start` with LOG_FORMAT=json: every stdout line is JSON: no npm banner among them', async () => {
+  const child = npm(['start'], childEnv({ ...dbEnv(db.config), PORT: '0', HOST: '127.0.0.1', ACCESS_PASSWORD: 'npm-start-secret', LOG_FORMAT: 'json' }));
+  let stdout = '';
+  child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  try {
+    await pollUntil('the listening line', async () => (stdout.includes('"msg":"listening"') ? true : undefined), { timeoutMs: 30_000 });
+    child.kill('SIGTERM');
+    await exited;
+    const lines = stdout.split('\n').filter((line) => line !== '');
+    assert.ok(lines.length >= 2, stdout);
+    for (const line of lines) assert.doesNotThrow(() => JSON.parse(line), `not a JSON line: ${JSON.stringify(line)}`);
+  } finally {
+    try {
+      process.kill(-child.pid!, 'SIGKILL');
+    } catch {
+      // The whole group is gone already.
+    }
+  }
+});
+
+test('`npm start` that cannot start: its one line on stderr, nothing from npm on either stream', async () => {
+  const child = npm(['start'], childEnv({ ...dbEnv(db.config), PORT: '0', HOST: 'not a host', LOG_FORMAT: 'json' }));
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const code = await new Promise<number | null>((resolve) => child.once('close', (exitCode) => resolve(exitCode)));
+  assert.equal(code, 1);
+  assert.equal(stdout, '');
+  assert.match(stderr, /^Invalid configuration: HOST must be .*"not a host"\n$/);
+});

@@ -84,3 +84,21 @@ describe('npm test with nothing at 127.0.0.1:3306', { skip: !isolated && 'needs 
     assert.deepEqual(serversWith(`--port=${port}`), [], 'no server is left');
   });
 });
+
+describe('npm test with a TEST_DB_PORT that is no port', () => {
+  for (const value of ['abc', '0', '70000', '33o6']) {
+    test(`TEST_DB_PORT=${value} -> one line naming it, exit 1, no test run`, () => {
+      const env: NodeJS.ProcessEnv = { ...process.env, TEST_DB_PORT: value, NODE_V8_COVERAGE: coverage };
+      delete env.NODE_TEST_CONTEXT;
+      const run = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/test.ts', 'test/embedded/fixtures/waits.ts'], {
+        cwd: projectRoot,
+        env,
+        encoding: 'utf8',
+        timeout: 30_000,
+      });
+      assert.equal(run.status, 1, run.stderr);
+      assert.equal(run.stdout, '', 'no test ran');
+      assert.equal(run.stderr, `Cannot run the tests: TEST_DB_PORT must be a port number from 1 to 65535, got "${value}"\n`);
+    });
+  }
+});

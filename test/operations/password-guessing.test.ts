@@ -52,6 +52,18 @@ describe('10 wrong passwords within 60 s from one address -> 429 until the windo
     assertBlocked(await list(proxied, TEST_PASSWORD, '198.51.100.1'));
   });
 
+  test('the block is logged once, naming the address and the window, however often the address tries on', async () => {
+    await failTimes(proxied, 10, '198.51.100.30');
+    for (let i = 0; i < 3; i++) assertBlocked(await list(proxied, 'wrong-again', '198.51.100.30'));
+    const blocks = proxied.logs
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+      .filter((entry) => entry.msg === 'address blocked for guessing the list password' && entry.address === '198.51.100.30');
+    assert.equal(blocks.length, 1, 'one line per block');
+    assert.equal(blocks[0]!.level, 'warn');
+    assert.equal(blocks[0]!.windowS, 60);
+    assert.equal(blocks[0]!.failures, 10);
+  });
+
   test('a blocked address gets 429, not 401, for a wrong password too (checked before the password)', async () => {
     await failTimes(proxied, 10, '198.51.100.2');
     assertBlocked(await list(proxied, 'still-wrong', '198.51.100.2'));

@@ -72,6 +72,11 @@ describe('WORKERS=2: 10 wrong passwords within 60 s from one address, counted ac
       assertBlocked(await list(first!, TEST_PASSWORD, client));
       assertBlocked(await list(second!, TEST_PASSWORD, client));
       assert.equal((await list(second!, TEST_PASSWORD, '198.51.100.2')).status, 200, 'another address is not affected');
+      const blockLines = () => guessing.process.entries().filter((entry) => entry.msg === 'address blocked for guessing the list password' && entry.address === client);
+      // The primary's line reaches stdout a moment after the answer that its block caused.
+      const blocks = await pollUntil('the block to be logged', () => (blockLines().length > 0 ? blockLines() : undefined));
+      assert.equal(blocks.length, 1, 'the block is logged once, by the primary, not by each worker');
+      assert.equal(blocks[0]!.windowS, 60);
     } finally {
       first?.close();
       second?.close();

@@ -127,11 +127,13 @@ describe('WORKERS=2', () => {
     assert.equal(stored.length, inFlight.length, 'every create acknowledged during the drain is stored');
   });
 
-  test('a port already taken: the primary exits 1 instead of replacing workers forever', async () => {
+  test('a port taken after the start checked it: the primary exits 1 instead of replacing workers forever', async () => {
     const taken = createServer();
     await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
     const port = (taken.address() as { port: number }).port;
-    const child = new ServiceProcess({ ...dbEnv(db.config), WORKERS: '2', PORT: String(port), HOST: '127.0.0.1', ACCESS_PASSWORD: TEST_PASSWORD });
+    // The start's own check would refuse the taken port before forking (start-refusals.test.ts): this entry skips it.
+    const vars = { ...dbEnv(db.config), WORKERS: '2', PORT: String(port), HOST: '127.0.0.1', ACCESS_PASSWORD: TEST_PASSWORD };
+    const child = new ServiceProcess(vars, 'test/supervisor/fixtures/start-without-listen-check.ts');
     try {
       const exit = await Promise.race([
         child.exited,

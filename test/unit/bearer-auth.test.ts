@@ -252,8 +252,8 @@ describe('the access line names the principal', () => {
   test('JSON: a principal field when given, none otherwise', () => {
     const lines: string[] = [];
     const logger = createLogger((line) => lines.push(line));
-    logger.request('POST', '/api/users', 201, 1.5, 'r1', 'key:ci');
-    logger.request('POST', '/api/users', 401, 0.5, 'r2');
+    logger.request('POST', '/api/users', 201, 1.5, 'r1', '127.0.0.1', 'curl/8.5.0', 'key:ci');
+    logger.request('POST', '/api/users', 401, 0.5, 'r2', '127.0.0.1', undefined);
     const [withPrincipal, without] = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
     assert.equal(withPrincipal!.principal, 'key:ci');
     assert.equal('principal' in without!, false);
@@ -261,7 +261,7 @@ describe('the access line names the principal', () => {
 
   test('pretty: principal=key:ci', () => {
     const lines: string[] = [];
-    createLogger((line) => lines.push(line), 'pretty').request('DELETE', '/api/users/2', 200, 1, 'r1', 'key:ci');
+    createLogger((line) => lines.push(line), 'pretty').request('DELETE', '/api/users/2', 200, 1, 'r1', '127.0.0.1', undefined, 'key:ci');
     assert.match(lines[0]!, / principal=key:ci\n$/);
   });
 });

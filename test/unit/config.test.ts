@@ -102,6 +102,14 @@ describe('loadConfig: invalid values -> ConfigError naming the variable', () => 
     ['METRICS_HOST', '127.0.0.256'],
     ['METRICS_HOST', '127.0.0.1:9464'],
     ['METRICS_HOST', 'metrics.internal'],
+    ['HOST', '999.1.1.1'],
+    ['HOST', '1.2.3'],
+    ['HOST', 'not a host'],
+    ['HOST', '[::1]'],
+    ['HOST', 'localhost:5000'],
+    ['HOST', 'a..b'],
+    ['HOST', '-leading.dash'],
+    ['HOST', 'x'.repeat(64)],
   ];
   for (const [variable, value] of rows) {
     test(`${variable}=${JSON.stringify(value)} -> ConfigError mentioning ${variable}`, () => {
@@ -292,6 +300,34 @@ describe('loadConfig: operations and security settings', () => {
   for (const mode of ['contract', 'earlier', 'fastapi']) {
     test(`API_COMPAT=${mode} is accepted`, () => assert.equal(loadConfig({ API_COMPAT: mode }).apiCompat, mode));
   }
+});
+
+describe('loadConfig: HOST', () => {
+  for (const host of ['0.0.0.0', '::', '127.0.0.1', '::1', 'fe80::1%eth0', 'localhost', 'api.internal', 'my_service', 'host-1.example.com.']) {
+    test(`HOST=${host} is accepted as it is`, () => assert.equal(loadConfig({ HOST: host }).host, host));
+  }
+});
+
+describe('loadConfig: METRICS_PORT', () => {
+  const refused: Array<[string, Record<string, string>]> = [
+    ['without METRICS', { METRICS_PORT: '9464' }],
+    ['with METRICS=off', { METRICS: 'off', METRICS_PORT: '9464' }],
+    ['equal to PORT', { METRICS: 'on', PORT: '9000', METRICS_PORT: '9000' }],
+    ['equal to the default PORT', { METRICS: 'on', METRICS_PORT: '5000' }],
+  ];
+  for (const [what, env] of refused) {
+    test(`${what} -> one-line ConfigError naming METRICS_PORT`, () => {
+      assert.throws(
+        () => loadConfig(env),
+        (error: unknown) => error instanceof ConfigError && error.message.startsWith('METRICS_PORT ') && !error.message.includes('\n'),
+      );
+    });
+  }
+
+  test('PORT=0 and METRICS_PORT=0 are accepted: the system gives each a port of its own', () => {
+    const config = loadConfig({ METRICS: 'on', PORT: '0', METRICS_PORT: '0' });
+    assert.deepEqual([config.port, config.metricsPort], [0, 0]);
+  });
 });
 
 describe('loadConfig: RATE_LIMIT', () => {

@@ -15,6 +15,15 @@ describe('FailedAttempts: 10 wrong passwords within 60 s block an address for on
     assert.equal(attempts.blockedForMs('a', 61_009), 0, 'free again once the window has passed');
   });
 
+  test('the failure that blocks tells onBlocked, once: not the nine before it', () => {
+    const told: string[] = [];
+    const attempts = new FailedAttempts(limits, (address) => told.push(address));
+    for (let i = 0; i < 9; i++) attempts.recordFailure('a', 1000 + i);
+    assert.deepEqual(told, []);
+    attempts.recordFailure('a', 1009);
+    assert.deepEqual(told, ['a']);
+  });
+
   test('failures older than the window do not count', () => {
     const attempts = new FailedAttempts(limits);
     for (let i = 0; i < 9; i++) attempts.recordFailure('a', i);
