@@ -85,7 +85,7 @@ const userOperations = new Set(['listUsers', 'getUser', 'createUser', 'updateUse
 const storageCalls = requestLines.filter(([operationId]) => userOperations.has(operationId));
 const shown = (path: string) => path.split('?')[0];
 
-/** The answers that differ between modes (the README's compatibility table), as [status, documented example]. */
+/** The answers that differ between modes (the compatibility table of docs/api.md), as [status, documented example]. */
 const wrongPassword: Record<ApiCompat, [number, string]> = {
   contract: [401, 'invalidPassword'],
   earlier: [200, 'wrongPassword'],

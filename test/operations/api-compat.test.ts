@@ -30,7 +30,7 @@ const wrongPassword: Record<ApiCompat, [number, string, string]> = {
   fastapi: [403, JSON_TYPE, '{"message":"Wrong password mate"}'],
 };
 
-/** The README's compatibility table, and the answers that must stay as in the contract in every mode. */
+/** The compatibility table of docs/api.md, and the answers that must stay as in the contract in every mode. */
 const rows: Row[] = [
   { rule: 'list, wrong pwd', method: 'GET', path: '/api/users?pwd=wrong', answers: wrongPassword },
   { rule: 'list, missing pwd', method: 'GET', path: '/api/users', answers: wrongPassword },
