@@ -1,5 +1,5 @@
 import { createRemoteJWKSet, customFetch, errors, type FetchImplementation, type JWTVerifyGetKey } from 'jose';
-import { jwksLocation } from '../config/environment.js';
+import { jwksLocation } from '../config/auth-settings.js';
 import { InvalidTokenError } from './principal.js';
 import { quoted } from './quoted.js';
 
