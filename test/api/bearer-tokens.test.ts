@@ -1,50 +1,29 @@
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { after, before, describe, test } from 'node:test';
-import { projectRoot } from '../../src/paths.js';
 import { spawnService } from '../helpers/child-service.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { request, type ApiResponse } from '../helpers/http.js';
 import { pollUntil } from '../helpers/poll-until.js';
-import { childEnv, runScript } from '../helpers/run-script.js';
+import { runScript } from '../helpers/run-script.js';
 import { startService, TEST_PASSWORD, type RunningService } from '../helpers/service.js';
 import { methodList } from './support/contract.js';
-
-const run = promisify(execFile);
+import { keyNew, type ApiKey } from '../helpers/key-new.js';
 
 const CHALLENGE = 'Bearer realm="users"';
 const INVALID = 'Bearer realm="users", error="invalid_token"';
 const lacking = (scope: string): string => `Bearer realm="users", error="insufficient_scope", scope="${scope}"`;
 
-interface Key {
-  key: string;
-  line: string;
-}
-
-/** A key made as an operator makes one: `npm run key:new -- --scopes … --name …`. */
-async function keyNew(name: string, scopes: string): Promise<Key> {
-  const { stdout } = await run('npm', ['run', '--silent', 'key:new', '--', '--scopes', scopes, '--name', name], {
-    cwd: projectRoot,
-    env: childEnv({}),
-  });
-  const key = /^(usk_[A-Za-z0-9_-]{43})$/m.exec(stdout)?.[1];
-  const line = new RegExp(`^(${name} \\S+ sha256:[0-9a-f]{64})$`, 'm').exec(stdout)?.[1];
-  assert.ok(key && line, stdout);
-  return { key, line };
-}
-
 const dir = mkdtempSync(join(tmpdir(), 'bearer-tokens-'));
 const keysFile = join(dir, 'api-keys');
-let writer: Key;
-let reader: Key;
-let both: Key;
-let doomed: Key;
-const fileWith = (keys: Key[]): string => `# API keys of the tests\n\n${keys.map((k) => k.line).join('\n')}\n`;
+let writer: ApiKey;
+let reader: ApiKey;
+let both: ApiKey;
+let doomed: ApiKey;
+const fileWith = (keys: ApiKey[]): string => `# API keys of the tests\n\n${keys.map((k) => k.line).join('\n')}\n`;
 
 let db: TestDatabase;
 /** AUTH=off, =writes and =all, on one database. */
