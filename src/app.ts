@@ -132,14 +132,12 @@ export function createApp(options: AppOptions): App {
   });
 
   const router = new Router<Handler>();
-  const clientAddress = clientAddressOf(options.trustProxy ?? false, logger);
   const mode = options.apiCompat ?? DEFAULT_API_COMPAT;
   const counters = options.counters ?? localCounters(options.guessing ?? DEFAULT_GUESSING_LIMITS, options.rateLimit, logger);
   registerUserRoutes(router, {
     store,
     passwordMatches: passwordChecker(options.accessPassword),
     attempts: counters.guessing,
-    clientAddress,
     errors: compatErrors[mode],
     cursors: new ListCursors(options.accessPassword),
     validate: userValidation(options.integrity?.validateEmail ?? false),
@@ -158,11 +156,11 @@ export function createApp(options: AppOptions): App {
   const http = createHttpServer({
     router,
     logger,
-    clientAddress,
+    clientAddress: clientAddressOf(options.trustProxy ?? false, logger),
     ...(options.serverLimits ? { limits: options.serverLimits } : {}),
     ...(metrics ? { observe: metrics.observeResponse } : {}),
     ...(options.rateLimit && counters.requests
-      ? { admit: rateLimitAdmission(options.rateLimit, counters.requests, rateLimitKey(clientAddress, bearer && ((req, res) => bearer.principalOf(req, requestIdOf(res))))) }
+      ? { admit: rateLimitAdmission(options.rateLimit, counters.requests, rateLimitKey(bearer && ((req, res) => bearer.principalOf(req, requestIdOf(res))))) }
       : {}),
   });
 

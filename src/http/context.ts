@@ -11,6 +11,8 @@ export interface RequestContext {
   params: Params;
   /** The `X-Request-Id` this response carries; error log lines of the request name it too. */
   requestId: string;
+  /** The client's address (the last X-Forwarded-For hop with TRUST_PROXY=1), read once per request. */
+  client: string;
 }
 
 export type Handler = (ctx: RequestContext) => Promise<void> | void;

@@ -47,7 +47,7 @@ export interface HttpServerOptions {
 }
 
 /** Decides whether a request goes on: returns (or resolves) to let it, throws (or rejects) its refusal. */
-export type Admission = (req: IncomingMessage, res: ServerResponse) => void | Promise<void>;
+export type Admission = (req: IncomingMessage, res: ServerResponse, client: string) => void | Promise<void>;
 
 export type ResponseObserver = (method: string, route: string, status: number | 'aborted', seconds: number) => void;
 
@@ -74,10 +74,10 @@ export function createHttpServer({ router, logger, limits = serverLimits, observ
     sendError(res, error, logger, { method: req.method, path, requestId: requestIdOf(res) });
 
   /** Runs the matched route; throws the refusal of a path or method the router does not serve. */
-  const dispatch = (req: IncomingMessage, res: ServerResponse, match: Match<Handler>, path: string, query: string, requestId: string): void => {
+  const dispatch = (req: IncomingMessage, res: ServerResponse, match: Match<Handler>, path: string, query: string, requestId: string, client: string): void => {
     if (match.kind === 'not-found') throw notFound;
     if (match.kind === 'method-not-allowed') throw new HttpError(405, messages.methodNotAllowed, { Allow: match.allow });
-    const ctx: RequestContext = { req, res, path, query, params: match.params, requestId };
+    const ctx: RequestContext = { req, res, path, query, params: match.params, requestId, client };
     const pending = match.handler(ctx);
     if (pending) pending.catch((error: unknown) => fail(req, res, path, error));
   };
@@ -90,7 +90,8 @@ export function createHttpServer({ router, logger, limits = serverLimits, observ
     const query = mark === -1 ? '' : url.slice(mark + 1);
     const requestId = requestIdFor(req.headers['x-request-id']);
     assignRequestId(res, requestId);
-    // Read now: once an aborted request's socket is gone, its address is too.
+    // Read once, now: the access line, the rate limit and the guessing limit name the same client, and
+    // once an aborted request's socket is gone, its address is too.
     const client = clientAddress(req);
     let route = UNMATCHED_ROUTE;
     // A response closes once: `on` spares the wrapper and the removal `once` would cost every request.
@@ -117,13 +118,13 @@ export function createHttpServer({ router, logger, limits = serverLimits, observ
       const match = router.match(method, path);
       if (match.kind !== 'not-found') route = match.route;
       if (admit !== undefined && isApiPath(path)) {
-        const admitting = admit(req, res);
+        const admitting = admit(req, res, client);
         if (admitting !== undefined) {
-          admitting.then(() => dispatch(req, res, match, path, query, requestId)).catch((error: unknown) => fail(req, res, path, error));
+          admitting.then(() => dispatch(req, res, match, path, query, requestId, client)).catch((error: unknown) => fail(req, res, path, error));
           return;
         }
       }
-      dispatch(req, res, match, path, query, requestId);
+      dispatch(req, res, match, path, query, requestId, client);
     } catch (error) {
       fail(req, res, path, error);
     }

@@ -43,8 +43,8 @@ export function rateLimitAdmission(settings: RateLimitSettings, counter: Request
     if (take instanceof Promise) return take.then((taken) => answer(res, taken));
     answer(res, take);
   };
-  return (req, res) => {
-    const key = keyOf(req, res);
+  return (req, res, client) => {
+    const key = keyOf(req, res, client);
     return typeof key === 'string' ? admit(res, key) : key.then((named) => admit(res, named));
   };
 }

@@ -1,4 +1,4 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ServerResponse } from 'node:http';
 import { HttpError } from '../../errors/http-error.js';
 import { messages } from '../../errors/messages.js';
 import type { GuessingGuard } from '../../auth/failed-attempts.js';
@@ -25,7 +25,6 @@ export interface UserRouteDeps {
   passwordMatches: (candidate: string | undefined) => boolean;
   /** Wrong passwords per client address, and who must wait (counted for the whole service). */
   attempts: GuessingGuard;
-  clientAddress: (req: IncomingMessage) => string;
   /** The refusals of the active API_COMPAT mode where the variants differ. */
   errors: CompatErrors;
   /** Signs and reads the positions of sorted pages. */
@@ -42,7 +41,7 @@ const deleted = JSON.stringify({ message: messages.userDeleted });
 const preconditionFailed = new HttpError(412, messages.preconditionFailed);
 
 export function registerUserRoutes(router: Router<Handler>, deps: UserRouteDeps): void {
-  const { store, passwordMatches, attempts, clientAddress, errors, cursors, validate, access } = deps;
+  const { store, passwordMatches, attempts, errors, cursors, validate, access } = deps;
   const byId = { id: isIdSegment };
 
   /** The list, once the caller is let in: by `pwd`, or by a bearer token where AUTH=all takes one. */
@@ -53,8 +52,7 @@ export function registerUserRoutes(router: Router<Handler>, deps: UserRouteDeps)
   };
 
   router.add('GET', '/api/users', access.list(async (ctx) => {
-    const { req, query } = ctx;
-    const address = clientAddress(req);
+    const { query, client: address } = ctx;
     // A blocked address learns nothing: its password is not even compared.
     const waitMs = attempts.blockedForMs(address);
     if (waitMs > 0) throw tooManyFailures(waitMs);
