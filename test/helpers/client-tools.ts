@@ -1,11 +1,5 @@
 import { findClientTools } from '../../src/backup/client-tools.js';
+import { skipReasonOf } from './skip-reason.js';
 
 /** Why db:backup and db:restore cannot run here (no mariadb-dump or mysqldump, mariadb or mysql), or undefined when they can. */
-export const clientToolsSkipReason: string | undefined = (() => {
-  try {
-    findClientTools();
-    return undefined;
-  } catch (error) {
-    return (error as Error).message;
-  }
-})();
+export const clientToolsSkipReason: string | undefined = skipReasonOf(() => findClientTools());

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { findServerBinaries, startPrivateServer } from '../../src/embedded-db/index.js';
 import { freeTcpPort } from './free-ports.js';
+import { skipReasonOf } from './skip-reason.js';
 
 export interface PrivateMariaDb {
   /** Where tests connect: root without a password on 127.0.0.1. */
@@ -11,14 +12,7 @@ export interface PrivateMariaDb {
 }
 
 /** Why a private server cannot be started here, or undefined when it can (CI has the MariaDB server package). */
-export const privateMariaDbSkipReason: string | undefined = (() => {
-  try {
-    findServerBinaries();
-    return undefined;
-  } catch (error) {
-    return (error as Error).message;
-  }
-})();
+export const privateMariaDbSkipReason: string | undefined = skipReasonOf(() => findServerBinaries());
 
 /**
  * A MariaDB server of the test's own, with the given server options (e.g.
