@@ -1,4 +1,4 @@
-import { FailedAttempts, warnBlocked, type GuessingGuard } from '../auth/failed-attempts.js';
+import { FailedAttempts, warnBlocked, type GuessingGuard } from './failed-attempts.js';
 import type { GuessingLimits, RateLimitSettings } from '../config/environment.js';
 import type { Logger } from '../log/logger.js';
 import type { RequestCounter } from './rate-limit.js';

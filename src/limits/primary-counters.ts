@@ -1,5 +1,5 @@
 import cluster, { type Worker } from 'node:cluster';
-import { FailedAttempts, warnBlocked } from '../auth/failed-attempts.js';
+import { FailedAttempts, warnBlocked } from './failed-attempts.js';
 import type { GuessingLimits, RateLimitSettings } from '../config/environment.js';
 import type { Logger } from '../log/logger.js';
 import type { BlockedPush, CountAnswer, CountAsk, CountResult, Incoming } from './messages.js';

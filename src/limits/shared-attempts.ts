@@ -1,7 +1,8 @@
-import { MAX_TRACKED_ADDRESSES, type GuessingGuard } from '../auth/failed-attempts.js';
+import { MAX_TRACKED_ADDRESSES, type GuessingGuard } from './failed-attempts.js';
 import type { GuessingLimits } from '../config/environment.js';
 import { helloMessage, type BlockedPush, type CountResult, type Incoming } from './messages.js';
 import type { PrimaryLink } from './primary-link.js';
+import { setNewest } from './newest-last.js';
 
 /** The process's IPC channel, as far as this file uses it. */
 interface Channel {
@@ -84,8 +85,6 @@ export class SharedAttempts implements GuessingGuard {
   }
 
   private remember(map: Map<string, number>, address: string, until: number): void {
-    // Re-inserted, so the Map's order stays "oldest first" for eviction.
-    if (!map.delete(address) && map.size >= this.maxTracked) map.delete(map.keys().next().value!);
-    map.set(address, until);
+    setNewest(map, address, until, this.maxTracked);
   }
 }

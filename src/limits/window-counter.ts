@@ -1,4 +1,5 @@
 import type { RateLimitSettings } from '../config/environment.js';
+import { setNewest } from './newest-last.js';
 
 /** What one request took from its key's allowance: the requests left in the window (-1: refused, none left) and when the window ends (ms). */
 export type Take = readonly [remaining: number, resetAt: number];
@@ -37,16 +38,9 @@ export class WindowCounter {
   take(key: string, now = Date.now()): Take {
     let window = this.windows.get(key);
     if (window === undefined || window.resetAt <= now) {
-      if (window === undefined) {
-        if (this.windows.size >= this.maxTracked) this.windows.delete(this.windows.keys().next().value!);
-        window = { resetAt: 0, used: 0 };
-      } else {
-        // Re-inserted, so the Map's order stays "window began longest ago first" for eviction.
-        this.windows.delete(key);
-      }
-      this.windows.set(key, window);
-      window.resetAt = now + this.windowMs;
-      window.used = 0;
+      window = { resetAt: now + this.windowMs, used: 0 };
+      // Newest last, so the window that began longest ago is the first forgotten.
+      setNewest(this.windows, key, window, this.maxTracked);
     }
     if (window.used >= this.settings.requests) return [-1, window.resetAt];
     window.used++;

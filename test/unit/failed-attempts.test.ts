@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { FailedAttempts, MAX_TRACKED_ADDRESSES } from '../../src/auth/failed-attempts.js';
+import { FailedAttempts, MAX_TRACKED_ADDRESSES } from '../../src/limits/failed-attempts.js';
 
 const limits = { maxFailures: 10, windowSeconds: 60 };
 

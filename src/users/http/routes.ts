@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { HttpError } from '../../errors/http-error.js';
 import { messages } from '../../errors/messages.js';
-import type { GuessingGuard } from '../../auth/failed-attempts.js';
+import type { GuessingGuard } from '../../limits/failed-attempts.js';
 import { readJsonObject } from '../../http/body.js';
 import type { Handler, RequestContext } from '../../http/context.js';
 import { sendJson, sendNotModified } from '../../http/respond.js';

@@ -1,5 +1,6 @@
 import type { GuessingLimits } from '../config/environment.js';
 import type { Logger } from '../log/logger.js';
+import { setNewest } from './newest-last.js';
 
 interface Attempts {
   /** When the recent wrong passwords came (ms), oldest first; only those within the window are kept. */
@@ -55,15 +56,9 @@ export class FailedAttempts implements GuessingGuard {
 
   /** Counts a wrong password; returns when the address is blocked until (ms) if this one reached the limit, else 0. */
   recordFailure(address: string, now = Date.now()): number {
-    let attempts = this.byAddress.get(address);
-    if (attempts === undefined) {
-      attempts = { failures: [], blockedUntil: 0 };
-      if (this.byAddress.size >= this.maxTracked) this.byAddress.delete(this.byAddress.keys().next().value!);
-    } else {
-      // Re-inserted, so the Map's order stays "failed longest ago first" for eviction.
-      this.byAddress.delete(address);
-    }
-    this.byAddress.set(address, attempts);
+    const attempts = this.byAddress.get(address) ?? { failures: [], blockedUntil: 0 };
+    // Newest last, so the address that failed longest ago is the first forgotten.
+    setNewest(this.byAddress, address, attempts, this.maxTracked);
     const recent = attempts.failures.filter((at) => now - at < this.windowMs);
     recent.push(now);
     if (recent.length >= this.limits.maxFailures) {
