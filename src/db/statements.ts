@@ -1,6 +1,10 @@
+import { eventTables } from './event-statements.js';
+import { marks, memoized } from './statement-shapes.js';
+
 /**
  * Every SQL statement the service sends, in one place, but the list's: those live beside the parser
- * that reads their rows (users/storage/list-statements.ts and list-layout.ts). Values always travel as parameters (bound
+ * that reads their rows (users/storage/list-statements.ts and list-layout.ts), and change events'
+ * (event-statements.ts). Values always travel as parameters (bound
  * by the server; in the streamed reads, which use the text protocol, escaped by mysql2); only
  * identifiers validated at start-up (the database name, a generated table name) and placeholder
  * counts are interpolated. Batch statements are built once per size and reused, so each size is
@@ -107,12 +111,29 @@ export const sql = {
 } as const;
 
 /** A schema change after schema.sql's base table, applied once per database (startup/migrations.ts). */
-export interface Migration {
+export type Migration = IndexMigration | TableMigration;
+
+interface MigrationStep {
   version: number;
   name: string;
   statement: string;
+  /** Applied only where the feature is on: the tables of change events exist only once EVENTS is. */
+  feature?: 'events';
+}
+
+export interface IndexMigration extends MigrationStep {
   /** The index it adds, looked up first on a server without ADD INDEX IF NOT EXISTS (MySQL). */
   index: string;
+}
+
+/** A new table (CREATE TABLE IF NOT EXISTS). */
+export interface TableMigration extends MigrationStep {
+  index?: undefined;
+}
+
+/** The migrations that add an index. */
+export function isIndexMigration(migration: Migration): migration is IndexMigration {
+  return migration.index !== undefined;
 }
 
 /** In the order they run; a version, once released, never changes. */
@@ -120,7 +141,22 @@ export const migrations: readonly Migration[] = [
   { version: 1, name: 'add_users_email', index: 'users_email', statement: addIndex('users_email', 'email') },
   { version: 2, name: 'add_users_name', index: 'users_name', statement: addIndex('users_name', 'name') },
   { version: 3, name: 'add_users_created_at', index: 'users_created_at', statement: addIndex('users_created_at', 'created_at') },
+  { version: 4, name: 'create_user_events', feature: 'events', statement: eventTables.userEvents },
+  { version: 5, name: 'create_event_sequence', feature: 'events', statement: eventTables.eventSequence },
+  { version: 6, name: 'create_event_leases', feature: 'events', statement: eventTables.eventLeases },
+  { version: 7, name: 'create_webhook_endpoints', feature: 'events', statement: eventTables.webhookEndpoints },
+  { version: 8, name: 'create_webhook_deliveries', feature: 'events', statement: eventTables.webhookDeliveries },
 ];
+
+/** The optional parts of the schema that are in use. */
+export interface SchemaFeatures {
+  events: boolean;
+}
+
+/** The migrations that apply with these features, in order. */
+export function migrationsFor(features: SchemaFeatures): Migration[] {
+  return migrations.filter((migration) => migration.feature === undefined || features[migration.feature]);
+}
 
 /** An index addition as a server that refuses to build it online runs it: its own choice of algorithm and lock. */
 export function lockingForm(statement: string): string {
@@ -130,18 +166,4 @@ export function lockingForm(statement: string): string {
 /** An index addition for a server without ADD INDEX IF NOT EXISTS (MySQL), once the index is known to be absent. */
 export function unconditionalForm(statement: string): string {
   return statement.replace(' IF NOT EXISTS', '');
-}
-
-function marks(count: number, group: string, separator = ', '): string {
-  return Array.from({ length: count }, () => group).join(separator);
-}
-
-/** A statement built once per count and reused, so each size is prepared (or parsed) once. */
-export function memoized(build: (count: number) => string): (count: number) => string {
-  const built = new Map<number, string>();
-  return (count) => {
-    let statement = built.get(count);
-    if (statement === undefined) built.set(count, (statement = build(count)));
-    return statement;
-  };
 }

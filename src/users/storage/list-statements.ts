@@ -1,5 +1,5 @@
 import type { ListFilter, ListRequest, Position, SortField, SortOrder } from '../rules/list-request.js';
-import { memoized } from '../../db/statements.js';
+import { memoized } from '../../db/statement-shapes.js';
 import { listRow } from './list-layout.js';
 
 /**
