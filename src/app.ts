@@ -8,6 +8,7 @@ import {
   type ApiCompat,
   type AuthSettings,
   type DbConfig,
+  type EventSettings,
   type GuessingLimits,
   type RateLimitSettings,
 } from './config/environment.js';
@@ -18,6 +19,7 @@ import { defaultTuning, type PoolTuning } from './db/pool-tuning.js';
 import { SchemaSetup } from './startup/schema-setup.js';
 import { registerIndexRoute } from './docs/index-route.js';
 import { registerDocsRoutes } from './docs/routes.js';
+import { ChangeEvents } from './events/change-events.js';
 import { registerHealthRoutes } from './health/routes.js';
 import { clientAddressOf } from './http/client-address.js';
 import type { Handler } from './http/context.js';
@@ -69,6 +71,10 @@ export interface AppOptions {
   integrity?: Integrity;
   /** AUTH and its token sources; off by default (the contract: no token anywhere). */
   auth?: AuthSettings;
+  /** EVENTS and WEBHOOK_*; off by default: no event is recorded, no outbox read. */
+  events?: EventSettings;
+  /** Tests only: how often expired events are looked for (one minute). */
+  eventsPruneIntervalMs?: number;
 }
 
 export interface Integrity {
@@ -118,7 +124,16 @@ export function createApp(options: AppOptions): App {
   const tuning = options.poolTuning ?? defaultTuning;
   const pool = createConnectionSource(db, tuning, logger);
   const metrics = options.metrics ? new ServiceMetrics(() => pool.usage()) : undefined;
-  const store = new UserStore(pool, tuning, metrics?.store);
+  const store = new UserStore(pool, tuning, metrics?.store, options.events !== undefined);
+  const events =
+    options.events &&
+    new ChangeEvents({
+      pool,
+      tuning,
+      settings: options.events,
+      logger,
+      ...(options.eventsPruneIntervalMs === undefined ? {} : { pruneIntervalMs: options.eventsPruneIntervalMs }),
+    });
   const readMetrics = async (): Promise<Snapshot> => {
     if (!metrics) return [];
     return options.metrics?.read ? options.metrics.read(metrics) : metrics.registry.snapshot();
@@ -127,6 +142,7 @@ export function createApp(options: AppOptions): App {
   let leaving = false;
   const schemaSetup = new SchemaSetup(db, logger, {
     uniqueEmail: options.integrity?.uniqueEmail ?? false,
+    events: events !== undefined,
     retryMs: options.testing?.schemaRetryMs,
     maxRetryMs: options.testing?.schemaRetryMaxMs,
   });
@@ -170,10 +186,14 @@ export function createApp(options: AppOptions): App {
     metrics,
     readMetrics,
     prepareSchema: async () => {
-      if (await schemaSetup.run()) schemaReady = true;
+      if (await schemaSetup.run()) {
+        schemaReady = true;
+        events?.start();
+      }
     },
     schemaPrepared: () => {
       schemaReady = true;
+      events?.start();
     },
     leaveRotation: () => {
       leaving = true;
@@ -198,6 +218,7 @@ export function createApp(options: AppOptions): App {
         http.server.closeIdleConnections();
       });
       clearTimeout(force);
+      await events?.stop();
       await endPool(pool);
     },
   };

@@ -17,14 +17,16 @@ try {
   const config = loadConfig(process.env, entryDefaults());
   const database = await openServiceDatabase(config);
   const where = `${config.db.database} on ${database.shown}`;
+  const events = config.events !== undefined;
+  const version = latestVersion({ events });
   try {
     if (dryRun) {
-      const plan = await planSchema(database.db, config.uniqueEmail);
-      if (plan.length === 0) console.log(`-- Dry run: nothing to do; ${where} is at schema version ${latestVersion}.`);
+      const plan = await planSchema(database.db, config.uniqueEmail, events);
+      if (plan.length === 0) console.log(`-- Dry run: nothing to do; ${where} is at schema version ${version}.`);
       else console.log(`-- Dry run, nothing changed. What would run on ${where}:\n${plan.map(({ why, statement }) => `-- ${why}\n${statement};`).join('\n')}`);
     } else {
       const logger = createLogger((line) => process.stdout.write(line), config.logFormat ?? 'pretty');
-      const report = await ensureSchema(database.db, { logger, uniqueEmail: config.uniqueEmail });
+      const report = await ensureSchema(database.db, { logger, uniqueEmail: config.uniqueEmail, events });
       const done = [
         ...(report.table === 'created' ? ['created and seeded the users table'] : []),
         ...(report.applied.length > 0 ? [`applied ${report.applied.length} migration${report.applied.length === 1 ? '' : 's'}`] : []),
@@ -32,8 +34,8 @@ try {
       ];
       console.log(
         done.length === 0
-          ? `No migration pending: ${where} is at schema version ${latestVersion}.`
-          : `${where}: ${done.join(', ')}; schema version ${latestVersion}.`,
+          ? `No migration pending: ${where} is at schema version ${version}.`
+          : `${where}: ${done.join(', ')}; schema version ${version}.`,
       );
     }
   } finally {

@@ -7,12 +7,14 @@ import { availableParallelism } from 'node:os';
 import { authSettings, type AuthSettings } from './auth-settings.js';
 import { dbConfig, EMBEDDED_HOST, embedded, type DbConfig, type EmbeddedDbConfig } from './database-settings.js';
 import { count, oneOf, port, seconds, text, type Env } from './env-values.js';
+import { eventSettings, type EventSettings } from './event-settings.js';
 import { guessingLimits, rateLimit, type GuessingLimits, type RateLimitSettings } from './limit-settings.js';
 import { listenHost, metricsHost, metricsPort } from './listen-settings.js';
 
 export { AUTH_OFF, authModes, jwksLocation, type AuthMode, type AuthSettings } from './auth-settings.js';
 export type { DbConfig, EmbeddedDbConfig, Endpoint, HostPort } from './database-settings.js';
 export { ConfigError } from './env-values.js';
+export type { EventSettings, WebhookSettings } from './event-settings.js';
 export { DEFAULT_GUESSING_LIMITS, type GuessingLimits, type RateLimitSettings } from './limit-settings.js';
 
 export type LogFormat = 'json' | 'pretty';
@@ -58,6 +60,8 @@ export interface Config {
   auth: AuthSettings;
   /** SHUTDOWN_DELAY_S: after SIGTERM/SIGINT, `/readyz` answers 503 this long while everything else is served, then the drain starts. */
   shutdownDelaySeconds: number;
+  /** EVENTS and WEBHOOK_*: undefined (the default) records no events at all. */
+  events: EventSettings | undefined;
 }
 
 /** Without SHUTDOWN_DELAY_S: long enough for a load balancer checking `/readyz` every second or two to take the instance out. */
@@ -113,5 +117,6 @@ export function loadConfig(env: Env = process.env, defaults: ConfigDefaults = {}
     uniqueEmail: oneOf(env, 'UNIQUE_EMAIL', ['on', 'off'], 'off') === 'on',
     auth: authSettings(env),
     shutdownDelaySeconds: seconds(env, 'SHUTDOWN_DELAY_S', DEFAULT_SHUTDOWN_DELAY_S, 600),
+    events: eventSettings(env),
   };
 }

@@ -76,3 +76,11 @@ export function paddedSize(count: number): number {
   while (size < count) size *= 2;
   return size;
 }
+
+/** The items, the last one repeated up to the next power of two (harmless in IN lists and CASEs). */
+export function padded<T>(items: readonly T[]): T[] {
+  const size = paddedSize(items.length);
+  const result = items.slice();
+  while (result.length < size) result.push(items[items.length - 1]!);
+  return result;
+}

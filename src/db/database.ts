@@ -3,9 +3,12 @@ import type { PoolConnection, ResultSetHeader } from 'mysql2';
 import type { ConnectionSource } from './connection-source.js';
 import { Deadline } from './deadline.js';
 import { isConnectionLost, retryPauseMs, storageError, wasRolledBack } from './mysql-errors.js';
-import { acquire, execute, ping, queryUndecoded } from './mysql2-adapters.js';
+import { acquire, execute, ping, queryUndecoded, transactionStep } from './mysql2-adapters.js';
 import type { StopSignal } from './stop-signal.js';
 import { encodedRows, type EncodedRows, type OpenedRows, type RowEncoder } from './row-stream.js';
+
+/** One statement inside a transaction; a statement with RETURNING resolves to its rows. */
+export type StatementRunner = <R = ResultSetHeader>(statement: string, values: unknown[]) => Promise<R>;
 
 /**
  * Statements on the pool, each bounded by one time budget (waiting for a connection included).
@@ -45,6 +48,45 @@ export class Database {
       return await this.runAgainIfRolledBack(deadline, () => this.runOn<T>(true, statement, values, deadline));
     } catch (error) {
       throw storageError(error, true);
+    }
+  }
+
+  /**
+   * `work`'s statements in one transaction on one connection known to be alive, committed when it
+   * resolves to a value `keep` accepts and rolled back otherwise (or when it throws). A transaction
+   * the server rolled back whole (a deadlock, a Galera certification conflict) runs again from the
+   * start while the budget lasts; a lost connection is never retried, since the commit may have
+   * happened. Every failure is a StorageError.
+   */
+  async transaction<T>(work: (run: StatementRunner) => Promise<T>, deadline = new Deadline(this.budgetMs), keep: (value: T) => boolean = () => true): Promise<T> {
+    try {
+      return await this.runAgainIfRolledBack(deadline, async () => {
+        const connection = await this.connectionFor(true, deadline);
+        let value: T;
+        try {
+          await transactionStep(connection, 'beginTransaction', deadline);
+          value = await work((statement, values) => execute(connection, statement, values, deadline));
+          await transactionStep(connection, keep(value) ? 'commit' : 'rollback', deadline);
+        } catch (error) {
+          await this.rollBack(connection, error, deadline);
+          throw error;
+        }
+        this.giveBackAnswered(connection);
+        return value;
+      });
+    } catch (error) {
+      throw storageError(error, true);
+    }
+  }
+
+  /** After a failure inside a transaction: rolled back and returned, or destroyed when it cannot be. */
+  private async rollBack(connection: PoolConnection, error: unknown, deadline: Deadline): Promise<void> {
+    if (isConnectionLost(error)) return this.giveBack(connection, error);
+    try {
+      await transactionStep(connection, 'rollback', deadline);
+      this.pool.giveBack(connection, false);
+    } catch {
+      this.pool.giveBack(connection, true);
     }
   }
 

@@ -72,6 +72,11 @@ export function queryUndecoded<T>(connection: PoolConnection, statement: string,
   );
 }
 
+/** Starts, commits or rolls back the connection's transaction (mysql2's own commands), bounded by the deadline. */
+export function transactionStep(connection: PoolConnection, step: 'beginTransaction' | 'commit' | 'rollback', deadline: Deadline): Promise<void> {
+  return withinDeadline<void>(connection, deadline, (done) => connection[step]((error) => done(error)));
+}
+
 /** Proves the connection is alive before a statement is trusted to it; a failure means nothing was sent. */
 export function ping(connection: PoolConnection, deadline: Deadline): Promise<void> {
   return withinDeadline<void>(connection, deadline, (done) => connection.ping((error) => done(error)));

@@ -20,7 +20,7 @@ export interface PlannedStatement {
  * UnusableSchemaError as they would there. The recording of each migration is shown with a NULL
  * duration, which is how one applied by hand is recorded.
  */
-export function planSchema(db: DbConfig, uniqueEmail: boolean): Promise<PlannedStatement[]> {
+export function planSchema(db: DbConfig, uniqueEmail: boolean, events = false): Promise<PlannedStatement[]> {
   return onFirstServer(db, async (session) => {
     const plan: PlannedStatement[] = [];
     const databaseExists = (await session.query<unknown[]>(sql.databaseExists, [db.database])).length > 0;
@@ -33,7 +33,7 @@ export function planSchema(db: DbConfig, uniqueEmail: boolean): Promise<PlannedS
 
     const migrationsExists = databaseExists && (await tableExists(session, 'schema_migrations'));
     if (!migrationsExists) plan.push({ why: 'the record of applied migrations', statement: sql.createMigrationsTable });
-    for (const { version, name, statement } of await pendingMigrations(session, migrationsExists)) {
+    for (const { version, name, statement } of await pendingMigrations(session, migrationsExists, { events })) {
       plan.push({ why: `migration ${version} ${name}`, statement });
       plan.push({ why: `recording migration ${version}`, statement: mysql.format(sql.recordMigration, [version, name, null]) });
     }

@@ -1,4 +1,4 @@
-import { migrations, sql, type Migration } from '../db/statements.js';
+import { migrationsFor, sql, type Migration, type SchemaFeatures } from '../db/statements.js';
 import { retryPauseMs, wasRolledBack } from '../db/mysql-errors.js';
 import type { Logger } from '../log/logger.js';
 import { addIndexOnline } from './online-index.js';
@@ -10,15 +10,19 @@ export interface AppliedMigration {
   durationMs: number;
 }
 
-/** The newest schema version this service knows. */
-export const latestVersion = Math.max(...migrations.map((migration) => migration.version));
+export const NO_FEATURES: SchemaFeatures = { events: false };
+
+/** The newest schema version this service knows with these features. */
+export function latestVersion(features = NO_FEATURES): number {
+  return Math.max(...migrationsFor(features).map((migration) => migration.version));
+}
 
 /** The migrations not recorded in schema_migrations, in order; every one when the table is missing. */
-export async function pendingMigrations(session: SchemaSession, tableExists = true): Promise<Migration[]> {
-  if (!tableExists) return [...migrations];
+export async function pendingMigrations(session: SchemaSession, tableExists = true, features = NO_FEATURES): Promise<Migration[]> {
+  if (!tableExists) return migrationsFor(features);
   const rows = await session.query<Array<{ version: unknown }>>(sql.appliedMigrations);
   const applied = new Set(rows.map((row) => Number(row.version)));
-  return migrations.filter((migration) => !applied.has(migration.version));
+  return migrationsFor(features).filter((migration) => !applied.has(migration.version));
 }
 
 /**
@@ -28,19 +32,28 @@ export async function pendingMigrations(session: SchemaSession, tableExists = tr
  * run a statement: the DDL is idempotent, and only the runner whose INSERT IGNORE recorded the
  * version logs it as applied. Returns the migrations this runner recorded.
  */
-export async function applyMigrations(session: SchemaSession, logger: Logger): Promise<AppliedMigration[]> {
+export async function applyMigrations(session: SchemaSession, logger: Logger, features = NO_FEATURES): Promise<AppliedMigration[]> {
   await session.query(sql.createMigrationsTable);
   const applied: AppliedMigration[] = [];
-  for (const migration of await pendingMigrations(session)) {
+  for (const migration of await pendingMigrations(session, true, features)) {
     const { version, name } = migration;
-    const durationMs = await addIndexOnline(session, migration, logger, { version, name });
+    const durationMs = await apply(session, migration, logger);
     if (await record(session, migration, durationMs)) {
       logger.info('migration applied', { version, name, durationMs });
       applied.push({ version, name, durationMs });
     }
   }
-  if (applied.length === 0) logger.info('schema up to date', { version: latestVersion });
+  if (applied.length === 0) logger.info('schema up to date', { version: latestVersion(features) });
   return applied;
+}
+
+/** An index is added online (online-index.ts); a new table is created unless it exists. The milliseconds it took. */
+async function apply(session: SchemaSession, migration: Migration, logger: Logger): Promise<number> {
+  const { version, name, index, statement } = migration;
+  if (index !== undefined) return addIndexOnline(session, { index, statement }, logger, { version, name });
+  const started = performance.now();
+  await session.long(statement);
+  return Math.round(performance.now() - started);
 }
 
 /** True when this runner's row recorded the version. A Galera certification conflict with another node's record runs it again. */

@@ -8,6 +8,8 @@ import { UnusableSchemaError } from './unusable-schema.js';
 export interface SchemaSetupOptions {
   /** UNIQUE_EMAIL=on. */
   uniqueEmail: boolean;
+  /** EVENTS=on. */
+  events?: boolean;
   /** The first pause after a failure (1 s); it doubles up to maxRetryMs (30 s). */
   retryMs?: number;
   maxRetryMs?: number;
@@ -31,12 +33,12 @@ export class SchemaSetup {
 
   /** True once the schema is in place; false if stopped first. */
   async run(): Promise<boolean> {
-    const { retryMs = 1000, maxRetryMs = 30_000, uniqueEmail } = this.options;
+    const { retryMs = 1000, maxRetryMs = 30_000, uniqueEmail, events = false } = this.options;
     const { signal } = this.stopping;
     let pauseMs = retryMs;
     while (!signal.aborted) {
       try {
-        await ensureSchema(this.db, { logger: this.logger, uniqueEmail, signal });
+        await ensureSchema(this.db, { logger: this.logger, uniqueEmail, events, signal });
         return true;
       } catch (error) {
         if (error instanceof UnusableSchemaError) throw error;

@@ -18,6 +18,8 @@ export interface SchemaOptions {
   uniqueEmail: boolean;
   /** Ends a wait for another instance's migrations. */
   signal?: AbortSignal;
+  /** EVENTS=on: the tables of change events are migrations too. */
+  events?: boolean;
 }
 
 export interface SchemaReport {
@@ -51,7 +53,7 @@ export function ensureSchema(db: DbConfig, options: SchemaOptions, connectTimeou
         logger,
         async () => ({
           table,
-          applied: await applyMigrations(session, logger),
+          applied: await applyMigrations(session, logger, { events: options.events ?? false }),
           uniqueEmail: await reconcileUniqueEmail(session, options.uniqueEmail, logger),
         }),
         options.signal,

@@ -134,6 +134,7 @@ export async function runInstance(config: Config, logger: Logger): Promise<void>
     trustProxy: config.trustProxy,
     integrity: { validateEmail: config.validateEmail, uniqueEmail: config.uniqueEmail },
     auth: config.auth,
+    ...(config.events ? { events: config.events } : {}),
     ...(config.metrics
       ? { metrics: { onApiPort: config.metricsPort === undefined, ...(worker ? { read: () => askPrimary() } : {}) } }
       : {}),

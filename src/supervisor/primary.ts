@@ -51,7 +51,7 @@ export async function runPrimary(config: Config, logger: Logger): Promise<void> 
   const workerEnv = { ACCESS_PASSWORD: config.accessPassword, ...embeddedDatabaseEnv(config, opened) };
   const backoff = new RestartBackoff();
   const startedAt = new Map<Worker, number>();
-  const schemaSetup = new SchemaSetup(opened.db, logger, { uniqueEmail: config.uniqueEmail });
+  const schemaSetup = new SchemaSetup(opened.db, logger, { uniqueEmail: config.uniqueEmail, events: config.events !== undefined });
   let schemaReady = false;
   let killedStragglers = false;
   let anyListened = false;

@@ -1,5 +1,5 @@
 import { createApp, type App, type Integrity, type MetricsOptions } from '../../src/app.js';
-import type { ApiCompat, AuthSettings, GuessingLimits, RateLimitSettings } from '../../src/config/environment.js';
+import type { ApiCompat, AuthSettings, EventSettings, GuessingLimits, RateLimitSettings } from '../../src/config/environment.js';
 import type { PoolTuning } from '../../src/db/pool-tuning.js';
 import { serverLimits, type ServerLimits } from '../../src/http/server.js';
 import { createLogger } from '../../src/log/logger.js';
@@ -33,6 +33,10 @@ export interface ServiceOptions {
   integrity?: Partial<Integrity>;
   /** AUTH and its token sources; off unless given. */
   auth?: AuthSettings;
+  /** EVENTS and WEBHOOK_*; off unless given. */
+  events?: EventSettings;
+  /** How often expired events are pruned (one minute unless given). */
+  eventsPruneIntervalMs?: number;
 }
 
 /**
@@ -58,6 +62,8 @@ export async function startService(label: string, options: ServiceOptions = {}):
     ...(options.metrics ? { metrics: options.metrics } : {}),
     ...(options.integrity ? { integrity: { validateEmail: false, uniqueEmail: false, ...options.integrity } } : {}),
     ...(options.auth ? { auth: options.auth } : {}),
+    ...(options.events ? { events: options.events } : {}),
+    ...(options.eventsPruneIntervalMs === undefined ? {} : { eventsPruneIntervalMs: options.eventsPruneIntervalMs }),
   });
   const address = await app.listen(0, '127.0.0.1');
   await app.prepareSchema();

@@ -68,9 +68,9 @@ export function registerUserRoutes(router: Router<Handler>, deps: UserRouteDeps)
     await listUsers(ctx);
   }, listUsers));
 
-  router.add('POST', '/api/users', access.write(async ({ req, res }) => {
+  router.add('POST', '/api/users', access.write(async ({ req, res, requestId }) => {
     const { name, email } = validate.input(await readJsonObject(req, res));
-    const id = await store.create(name, email);
+    const id = await store.create(name, email, requestId);
     sendJson(res, 201, created, { Location: `/api/users/${id}` });
   }));
 
@@ -84,32 +84,32 @@ export function registerUserRoutes(router: Router<Handler>, deps: UserRouteDeps)
     else sendJson(res, 200, userJson(row), { ETag: etag });
   }), byId);
 
-  router.add('PUT', '/api/users/:id', access.write(async ({ req, res, params }) => {
+  router.add('PUT', '/api/users/:id', access.write(async ({ req, res, params, requestId }) => {
     const { name, email } = validate.input(await readJsonObject(req, res));
     const id = storableId(params.id!);
     const precondition = ifMatch(req.headers['if-match']);
     if (precondition && id !== undefined) {
-      return sendOutcome(res, await store.writeIf(id, { name, email }, precondition), updated, updateMissing);
+      return sendOutcome(res, await store.writeIf(id, { name, email }, precondition, requestId), updated, updateMissing);
     }
-    const found = id !== undefined && (await store.update(id, name, email));
+    const found = id !== undefined && (await store.update(id, name, email, requestId));
     if (!found) throw updateMissing;
     sendJson(res, 200, updated);
   }), byId);
 
-  router.add('PATCH', '/api/users/:id', access.write(async ({ req, res, params }) => {
+  router.add('PATCH', '/api/users/:id', access.write(async ({ req, res, params, requestId }) => {
     const patch = validate.patch(await readJsonObject(req, res));
     const id = storableId(params.id!);
     if (id === undefined) throw updateMissing;
-    sendOutcome(res, await store.writeIf(id, patch, ifMatch(req.headers['if-match'])), updated, updateMissing);
+    sendOutcome(res, await store.writeIf(id, patch, ifMatch(req.headers['if-match']), requestId), updated, updateMissing);
   }), byId);
 
-  router.add('DELETE', '/api/users/:id', access.write(async ({ req, res, params }) => {
+  router.add('DELETE', '/api/users/:id', access.write(async ({ req, res, params, requestId }) => {
     const id = storableId(params.id!);
     const precondition = ifMatch(req.headers['if-match']);
     if (precondition && id !== undefined) {
-      return sendOutcome(res, await store.writeIf(id, 'remove', precondition), deleted, errors.deleteMissing);
+      return sendOutcome(res, await store.writeIf(id, 'remove', precondition, requestId), deleted, errors.deleteMissing);
     }
-    const found = id !== undefined && (await store.remove(id));
+    const found = id !== undefined && (await store.remove(id, requestId));
     if (!found) throw errors.deleteMissing;
     sendJson(res, 200, deleted);
   }), byId);

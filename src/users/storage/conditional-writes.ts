@@ -1,5 +1,6 @@
 import type { Database } from '../../db/database.js';
 import { sql } from '../../db/statements.js';
+import type { UserWrites } from './user-writes.js';
 import { etagHash, etagOf, quotedTag, tagMatches, type TagCondition } from '../rules/etag.js';
 import type { UserRow } from '../rules/user.js';
 
@@ -24,9 +25,12 @@ const PRECONDITION_FAILED: WriteOutcome = { kind: 'precondition-failed' };
  * These bypass batching: they are rare, and each needs its own answer from its own statement.
  */
 export class ConditionalWrites {
-  constructor(private readonly db: Database) {}
+  constructor(
+    private readonly db: Database,
+    private readonly writes: UserWrites,
+  ) {}
 
-  async apply(id: number, change: Change, precondition: TagCondition | undefined): Promise<WriteOutcome> {
+  async apply(id: number, change: Change, precondition: TagCondition | undefined, requestId?: string): Promise<WriteOutcome> {
     const deadline = this.db.deadlineSince(performance.now());
     for (;;) {
       const [row] = await this.db.read<UserRow[]>(sql.getUser, [id], deadline);
@@ -34,12 +38,11 @@ export class ConditionalWrites {
       const current = etagHash(row);
       if (precondition && !tagMatches(precondition, quotedTag(current))) return PRECONDITION_FAILED;
       if (change === 'remove') {
-        const result = await this.db.write(sql.deleteUserIfTag, [id, current], deadline);
-        if (result.affectedRows > 0) return { kind: 'done' };
+        if (await this.writes.removeIfTag(id, current, requestId, deadline)) return { kind: 'done' };
       } else {
         const next: UserRow = { ...row, name: change.name ?? row.name, email: change.email ?? row.email };
-        const result = await this.db.write(sql.updateUserIfTag, [next.name, next.email, id, current], deadline);
-        if (result.affectedRows > 0) return { kind: 'done', etag: etagOf(next) };
+        const user = { id, name: next.name, email: next.email, ...(requestId === undefined ? {} : { requestId }) };
+        if (await this.writes.updateIfTag(user, current, deadline)) return { kind: 'done', etag: etagOf(next) };
       }
       // The user changed or went between the read and the write: decide again on what is stored now.
     }

@@ -9,6 +9,8 @@ import { EmailLookups } from './email-lookups.js';
 import type { UserPage } from './page-read.js';
 import type { StoreObserver } from './store-observer.js';
 import { UserList, type ListTurn, type StreamedList } from './user-list.js';
+import { PlainWrites } from './plain-writes.js';
+import { RecordedWrites } from './recorded-writes.js';
 import { UserRecords } from './user-records.js';
 import type { TagCondition } from '../rules/etag.js';
 import type { ListFilter, ListPage, ListRequest } from '../rules/list-request.js';
@@ -24,9 +26,11 @@ export class UserStore {
   private readonly list: UserList;
   private readonly emails: EmailLookups;
 
-  constructor(pool: ConnectionSource, tuning: PoolTuning = defaultTuning, observer?: StoreObserver) {
+  /** With `recordEvents` (EVENTS=on) every change writes its event in its own transaction. */
+  constructor(pool: ConnectionSource, tuning: PoolTuning = defaultTuning, observer?: StoreObserver, recordEvents = false) {
     this.db = new Database(pool, tuning.operationTimeoutMs, tuning.trustAnsweredWithinMs);
-    this.records = new UserRecords(this.db, tuning, observer);
+    const writes = recordEvents ? new RecordedWrites(this.db) : new PlainWrites(this.db);
+    this.records = new UserRecords(this.db, writes, tuning, observer);
     this.list = new UserList(this.db, tuning, observer);
     this.emails = new EmailLookups(this.db, tuning, observer);
   }
@@ -35,24 +39,24 @@ export class UserStore {
     return this.records.get(id);
   }
 
-  /** The new user's id. */
-  create(name: string, email: string): Promise<number> {
-    return this.records.create(name, email);
+  /** The new user's id. `requestId` names the request in the change's event. */
+  create(name: string, email: string, requestId?: string): Promise<number> {
+    return this.records.create(withRequest({ name, email }, requestId));
   }
 
   /** False when no user has the id. */
-  update(id: number, name: string, email: string): Promise<boolean> {
-    return this.records.update(id, name, email);
+  update(id: number, name: string, email: string, requestId?: string): Promise<boolean> {
+    return this.records.update(withRequest({ id, name, email }, requestId));
   }
 
   /** False when no user has the id. */
-  remove(id: number): Promise<boolean> {
-    return this.records.remove(id);
+  remove(id: number, requestId?: string): Promise<boolean> {
+    return this.records.remove(id, requestId);
   }
 
   /** A write that depends on the user's current version (see ConditionalWrites). */
-  writeIf(id: number, change: Change, precondition: TagCondition | undefined): Promise<WriteOutcome> {
-    return this.records.writeIf(id, change, precondition);
+  writeIf(id: number, change: Change, precondition: TagCondition | undefined, requestId?: string): Promise<WriteOutcome> {
+    return this.records.writeIf(id, change, precondition, requestId);
   }
 
   /** See UserList.turn. */
@@ -92,4 +96,8 @@ export class UserStore {
       () => false,
     );
   }
+}
+
+function withRequest<T extends object>(change: T, requestId: string | undefined): T & { requestId?: string } {
+  return requestId === undefined ? change : { ...change, requestId };
 }

@@ -1,4 +1,4 @@
-import { Batcher, paddedSize, type Pending } from '../../db/batcher.js';
+import { Batcher, padded, paddedSize, type Pending } from '../../db/batcher.js';
 import type { Database } from '../../db/database.js';
 import { isSyntaxError, wasRefusedByServer } from '../../db/mysql-errors.js';
 import type { Deadline } from '../../db/deadline.js';
@@ -12,15 +12,8 @@ import { counted, sized } from './observed-operations.js';
 import type { StoreObserver } from './store-observer.js';
 import type { TagCondition } from '../rules/etag.js';
 import type { UserRow } from '../rules/user.js';
+import type { NewUser, UserUpdate, UserWrites } from './user-writes.js';
 
-interface NewUser {
-  name: string;
-  email: string;
-}
-
-interface UserUpdate extends NewUser {
-  id: number;
-}
 
 /** The most operations one statement carries. */
 const MAX_BATCH = 64;
@@ -42,6 +35,7 @@ export class UserRecords {
 
   constructor(
     private readonly db: Database,
+    private readonly writes: UserWrites,
     tuning: PoolTuning,
     private readonly observer?: StoreObserver,
   ) {
@@ -51,7 +45,7 @@ export class UserRecords {
     this.reads = new Batcher(sized(observer, 'read', (batch) => this.readBatch(batch)), inFlight, MAX_BATCH, waiting);
     this.creates = new Batcher(sized(observer, 'create', (batch) => this.createBatch(batch)), writesInFlight, MAX_BATCH, waiting);
     this.updates = new Batcher(sized(observer, 'update', (batch) => this.updateBatch(batch)), writesInFlight, MAX_BATCH, waiting);
-    this.conditionalWrites = new ConditionalWrites(db);
+    this.conditionalWrites = new ConditionalWrites(db, writes);
   }
 
   get(id: number): Promise<UserRow | undefined> {
@@ -59,23 +53,24 @@ export class UserRecords {
   }
 
   /** The new user's id. */
-  create(name: string, email: string): Promise<number> {
-    return counted(this.observer, 'create', this.creates.submit({ name, email }).catch(emailConflict));
+  create(user: NewUser): Promise<number> {
+    return counted(this.observer, 'create', this.creates.submit(user).catch(emailConflict));
   }
 
   /** False when no user has the id. */
-  update(id: number, name: string, email: string): Promise<boolean> {
-    return counted(this.observer, 'update', this.updates.submit({ id, name, email }).catch(emailConflict));
+  update(user: UserUpdate): Promise<boolean> {
+    return counted(this.observer, 'update', this.updates.submit(user).catch(emailConflict));
   }
 
   /** False when no user has the id. */
-  remove(id: number): Promise<boolean> {
-    return counted(this.observer, 'delete', this.db.write(sql.deleteUser, [id]).then((result) => result.affectedRows > 0));
+  remove(id: number, requestId?: string): Promise<boolean> {
+    return counted(this.observer, 'delete', this.writes.remove(id, requestId, this.db.deadlineSince(performance.now())));
   }
 
   /** A write that depends on the user's current version (see ConditionalWrites). */
-  writeIf(id: number, change: Change, precondition: TagCondition | undefined): Promise<WriteOutcome> {
-    return counted(this.observer, change === 'remove' ? 'delete' : 'update', this.conditionalWrites.apply(id, change, precondition).catch(emailConflict));
+  writeIf(id: number, change: Change, precondition: TagCondition | undefined, requestId?: string): Promise<WriteOutcome> {
+    const outcome = this.conditionalWrites.apply(id, change, precondition, requestId);
+    return counted(this.observer, change === 'remove' ? 'delete' : 'update', outcome.catch(emailConflict));
   }
 
   /**
@@ -110,10 +105,8 @@ export class UserRecords {
     const deadline = this.deadlineOf(batch);
     if (batch.length > 1 && this.insertReturns) {
       try {
-        const values = batch.flatMap(({ item }) => [item.name, item.email]);
-        const rows = await this.db.write<Array<{ id: number }>>(sql.createUsers(batch.length), values, deadline);
-        if (rows.length !== batch.length) throw new StorageError(new Error(`INSERT returned ${rows.length} ids for ${batch.length} rows`));
-        batch.forEach((pending, i) => pending.resolve(rows[i]!.id));
+        const ids = await this.writes.createAll(batch.map(({ item }) => item), deadline);
+        batch.forEach((pending, i) => pending.resolve(ids[i]!));
         return;
       } catch (error) {
         if (!wasRefusedByServer(error)) throw error;
@@ -121,26 +114,25 @@ export class UserRecords {
       }
     }
     await Promise.all(
-      batch.map(({ item, resolve, reject }) =>
-        this.db.write(sql.createUser, [item.name, item.email], deadline).then((result) => resolve(result.insertId), reject),
-      ),
+      batch.map(({ item, resolve, reject }) => this.writes.createOne(item, deadline).then(resolve, reject)),
     );
   }
 
   /**
-   * One UPDATE replaces every user of the batch; for a user asked for twice in a batch the latest
-   * request wins, as if they ran in arrival order. When it finds as many rows as there are ids, every id
-   * existed. Otherwise, or if the server refused it (an email already taken: nothing changed), each
-   * request is written alone, so each caller learns its own outcome and only the culprits fail. A
-   * row the shared statement already updated is written again with the same values, which is what
-   * a client's retry of an idempotent PUT does.
+   * One UPDATE replaces every user of the batch, when each is asked for once. When it finds as
+   * many rows as there are ids, every id existed. Otherwise, or if the server refused it (an email
+   * already taken: nothing changed), or a user is asked for twice (each request is a change of its
+   * own, with its own event), each request is written alone, in arrival order, so each caller
+   * learns its own outcome and only the culprits fail. A row the shared statement already updated
+   * (without events) is written again with the same values, which is what a client's retry of an
+   * idempotent PUT does.
    */
   private async updateBatch(batch: ReadonlyArray<Pending<UserUpdate, boolean>>): Promise<void> {
     const deadline = this.deadlineOf(batch);
     const targets = [...new Map(batch.map(({ item }) => [item.id, item])).values()];
-    if (targets.length > 1) {
+    if (targets.length > 1 && targets.length === batch.length) {
       try {
-        if (await this.updateTogether(targets, deadline)) {
+        if (await this.writes.updateAll(targets, deadline)) {
           for (const pending of batch) pending.resolve(true);
           return;
         }
@@ -149,18 +141,6 @@ export class UserRecords {
       }
     }
     await this.updateEachAlone(batch, deadline);
-  }
-
-  /** True when one statement found every user of `targets`: each now holds its new values. */
-  private async updateTogether(targets: UserUpdate[], deadline: Deadline): Promise<boolean> {
-    const rows = padded(targets);
-    const values = [
-      ...rows.flatMap((user) => [user.id, user.name]),
-      ...rows.flatMap((user) => [user.id, user.email]),
-      ...rows.map((user) => user.id),
-    ];
-    const result = await this.db.write(sql.updateUsers(rows.length), values, deadline);
-    return result.affectedRows === targets.length;
   }
 
   /** Each request its own statement (those for one user in arrival order, so the latest wins); each settles on its own. */
@@ -174,7 +154,7 @@ export class UserRecords {
     await Promise.all(
       [...byUser.values()].map(async (requests) => {
         for (const { item, resolve, reject } of requests) {
-          await this.db.write(sql.updateUser, [item.name, item.email, item.id], deadline).then((result) => resolve(result.affectedRows > 0), reject);
+          await this.writes.updateOne(item, deadline).then(resolve, reject);
         }
       }),
     );
@@ -187,12 +167,4 @@ export class UserRecords {
  */
 function emailConflict(error: unknown): never {
   throw error instanceof StorageError && error.kind === 'duplicate' ? new ConflictError(messages.emailInUse) : error;
-}
-
-/** The items, the last one repeated up to the next power of two (harmless in IN lists and CASEs). */
-function padded<T>(items: T[]): T[] {
-  const size = paddedSize(items.length);
-  const result = items.slice();
-  while (result.length < size) result.push(items[items.length - 1]!);
-  return result;
 }

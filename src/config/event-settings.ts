@@ -1,0 +1,82 @@
+import { ConfigError, count, oneOf, text, type Env } from './env-values.js';
+
+/** EVENTS, WEBHOOK_*: change events, on only when asked for. */
+export interface EventSettings {
+  /** How long events stay readable (EVENTS_RETENTION, default 7 days), in seconds. */
+  retentionSeconds: number;
+  /** Empty without WEBHOOK_URLS: the outbox and the stream only. */
+  webhooks: WebhookSettings | undefined;
+}
+
+export interface WebhookSettings {
+  urls: string[];
+  /** WEBHOOK_SECRET's key bytes (the base64 after `whsec_`). */
+  secret: Buffer;
+  /** How long a delivery is retried before it is marked failed (WEBHOOK_RETRY_FOR, default 3 days), in seconds. */
+  retryForSeconds: number;
+  /** An endpoint that has not answered 2xx within this many seconds has not acknowledged (WEBHOOK_TIMEOUT_S, default 10). */
+  timeoutSeconds: number;
+  /** Deliveries in flight at once per endpoint (WEBHOOK_CONCURRENCY, default 8). */
+  concurrency: number;
+}
+
+const UNITS = { s: 1, m: 60, h: 3600, d: 86_400 } as const;
+
+/** Undefined (the default) when EVENTS is off and no WEBHOOK_URLS are given: nothing is recorded. */
+export function eventSettings(env: Env): EventSettings | undefined {
+  const urls = webhookUrls(env);
+  const on = oneOf(env, 'EVENTS', ['on', 'off'], urls.length > 0 ? 'on' : 'off') === 'on';
+  if (!on) {
+    if (urls.length > 0) throw new ConfigError('WEBHOOK_URLS needs EVENTS=on (or EVENTS unset)');
+    return undefined;
+  }
+  return {
+    retentionSeconds: duration(env, 'EVENTS_RETENTION', 7 * UNITS.d),
+    webhooks:
+      urls.length === 0
+        ? undefined
+        : {
+            urls,
+            secret: webhookSecret(env),
+            retryForSeconds: duration(env, 'WEBHOOK_RETRY_FOR', 3 * UNITS.d),
+            timeoutSeconds: count(env, 'WEBHOOK_TIMEOUT_S', 10, 300),
+            concurrency: count(env, 'WEBHOOK_CONCURRENCY', 8, 256),
+          },
+  };
+}
+
+function webhookUrls(env: Env): string[] {
+  const raw = text(env, 'WEBHOOK_URLS', '');
+  const urls = raw.split(',').map((each) => each.trim()).filter((each) => each !== '');
+  for (const url of urls) {
+    let parsed: URL;
+    try {
+      parsed = new URL(url);
+    } catch {
+      throw new ConfigError(`WEBHOOK_URLS must be comma-separated http or https URLs, got "${url}"`);
+    }
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new ConfigError(`WEBHOOK_URLS must be http or https URLs, got "${url}"`);
+    if (parsed.username !== '' || parsed.password !== '') throw new ConfigError('WEBHOOK_URLS must not carry credentials: deliveries are signed with WEBHOOK_SECRET');
+  }
+  if (new Set(urls).size !== urls.length) throw new ConfigError('WEBHOOK_URLS names the same URL twice');
+  return urls;
+}
+
+/** `whsec_` then base64 of 24 to 64 bytes, as Standard Webhooks secrets are written. */
+function webhookSecret(env: Env): Buffer {
+  const raw = text(env, 'WEBHOOK_SECRET', '');
+  if (raw === '') throw new ConfigError('WEBHOOK_URLS needs WEBHOOK_SECRET (whsec_ followed by base64): every delivery is signed');
+  const match = /^whsec_([A-Za-z0-9+/]+={0,2})$/.exec(raw);
+  const key = match ? Buffer.from(match[1]!, 'base64') : Buffer.alloc(0);
+  if (key.length < 24 || key.length > 64) throw new ConfigError('WEBHOOK_SECRET must be whsec_ followed by the base64 of 24 to 64 random bytes');
+  return key;
+}
+
+/** A whole number of seconds, minutes, hours or days: `30s`, `15m`, `12h`, `7d`. */
+function duration(env: Env, name: string, fallback: number): number {
+  const raw = text(env, name, '');
+  if (raw === '') return fallback;
+  const match = /^([1-9]\d{0,5})([smhd])$/.exec(raw);
+  if (!match) throw new ConfigError(`${name} must be a whole number of s, m, h or d such as 30s, 12h or 7d, got "${raw}"`);
+  return Number(match[1]) * UNITS[match[2] as keyof typeof UNITS];
+}

@@ -1,0 +1,43 @@
+import type { EventSettings } from '../config/environment.js';
+import type { ConnectionSource } from '../db/connection-source.js';
+import { Database } from '../db/database.js';
+import type { PoolTuning } from '../db/pool-tuning.js';
+import type { Logger } from '../log/logger.js';
+import { EventLog } from './event-log.js';
+import { Pruner } from './pruner.js';
+
+export interface ChangeEventsOptions {
+  pool: ConnectionSource;
+  tuning: PoolTuning;
+  settings: EventSettings;
+  logger: Logger;
+  /** Tests only: how often the pruner looks for expired events (one minute). */
+  pruneIntervalMs?: number;
+}
+
+/**
+ * EVENTS=on: what reads the outbox (the stream, webhook delivery) and keeps it in bounds (pruning).
+ * The background jobs start once the schema is in place and stop before the pool closes.
+ */
+export class ChangeEvents {
+  readonly log: EventLog;
+  private readonly pruner: Pruner;
+  private started = false;
+
+  constructor(readonly options: ChangeEventsOptions) {
+    const db = new Database(options.pool, options.tuning.operationTimeoutMs, options.tuning.trustAnsweredWithinMs);
+    this.log = new EventLog(db);
+    this.pruner = new Pruner(db, this.log, options.settings.retentionSeconds, options.logger, options.pruneIntervalMs);
+  }
+
+  /** Once the schema (and so the outbox) exists. Idempotent. */
+  start(): void {
+    if (this.started) return;
+    this.started = true;
+    this.pruner.start();
+  }
+
+  async stop(): Promise<void> {
+    await this.pruner.stop();
+  }
+}

@@ -1,0 +1,36 @@
+import type { Deadline } from '../../db/deadline.js';
+
+export interface NewUser {
+  name: string;
+  email: string;
+  /** The request that asked for the change, named in its event. */
+  requestId?: string;
+}
+
+export interface UserUpdate extends NewUser {
+  id: number;
+}
+
+/**
+ * The statements that change users, as UserRecords and ConditionalWrites use them: written alone
+ * (plain-writes.ts), or each in one transaction with its change events (recorded-writes.ts, EVENTS=on).
+ * Each throws the server's refusal (a value too long, an email already taken) as it comes.
+ */
+export interface UserWrites {
+  /** One statement stores every user or none; their ids in the order given (MariaDB's INSERT ... RETURNING). */
+  createAll(users: readonly NewUser[], deadline: Deadline): Promise<number[]>;
+  createOne(user: NewUser, deadline: Deadline): Promise<number>;
+  /**
+   * True when one statement found and replaced every user (their ids distinct). When it is false
+   * some were missing: the recorded form then changed nothing, the plain one replaced those found.
+   */
+  updateAll(users: readonly UserUpdate[], deadline: Deadline): Promise<boolean>;
+  /** False when no user has the id. */
+  updateOne(user: UserUpdate, deadline: Deadline): Promise<boolean>;
+  /** False when no user has the id. */
+  remove(id: number, requestId: string | undefined, deadline: Deadline): Promise<boolean>;
+  /** Replaces the user only while its ETag hash is still `hash`; false when it is not (or the user is gone). */
+  updateIfTag(user: UserUpdate, hash: string, deadline: Deadline): Promise<boolean>;
+  /** Removes the user only while its ETag hash is still `hash`. */
+  removeIfTag(id: number, hash: string, requestId: string | undefined, deadline: Deadline): Promise<boolean>;
+}
