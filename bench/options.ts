@@ -9,7 +9,7 @@ export type LoadGenerator = 'auto' | 'wrk' | 'autocannon';
 export type ListClient = 'auto' | 'curl' | 'node';
 
 export interface BenchOptions {
-  mode: 'throughput' | 'memory' | 'cluster' | 'finding' | 'online-index';
+  mode: 'throughput' | 'memory' | 'cluster' | 'finding' | 'online-index' | 'webhooks';
   durationSec: number;
   connections: number;
   /** Alternating runs of each side; the median is reported. */
@@ -37,12 +37,14 @@ export interface BenchOptions {
 }
 
 export const usage = `Usage: npx tsx bench/run.ts [options]
-  --mode throughput|memory|cluster|finding|online-index  what to measure (default throughput);
+  --mode throughput|memory|cluster|finding|online-index|webhooks  what to measure (default throughput);
                              cluster: the scenarios on one Galera node and on a 3-node Galera
                              cluster, in the same run; finding: the latency of each way of finding
                              users, one request at a time, on --rows users; online-index: the
                              finding indexes rebuilt by db:migrate on --rows users under a steady
-                             load of reads and writes, every answer recorded
+                             load of reads and writes, every answer recorded; webhooks: creates
+                             delivered to a local receiver, at a steady pace then saturating:
+                             deliveries per second and the delay from commit to delivery
   --workers <n>              the service's WORKERS (default 1)
   --duration <s>             seconds per measurement (default 5)
   --connections <n>          concurrent connections / loops (default 32)
@@ -96,7 +98,7 @@ export function parseOptions(argv: string[]): BenchOptions {
   if (values.baseline !== undefined && values.mode !== 'throughput') fail('--baseline is for the throughput mode');
   if (values.baseline !== undefined && values['service-log'] === 'off') fail('--baseline needs the real entry point on both sides: --service-log null or pipe');
   return {
-    mode: oneOf(values.mode, ['throughput', 'memory', 'cluster', 'finding', 'online-index'] as const, 'mode'),
+    mode: oneOf(values.mode, ['throughput', 'memory', 'cluster', 'finding', 'online-index', 'webhooks'] as const, 'mode'),
     durationSec: positive(values.duration, 'duration'),
     connections: Math.round(positive(values.connections, 'connections')),
     warmupSec: positive(values.warmup, 'warmup', true),

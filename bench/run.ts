@@ -7,6 +7,7 @@ import { runOnlineIndex } from './online-index.js';
 import { parseOptions, type BenchOptions } from './options.js';
 import { prepareRunner } from './runner.js';
 import { runThroughput } from './throughput.js';
+import { runWebhooks } from './webhooks.js';
 import { scenarioNamed } from './workload.js';
 
 const options = parseOptions(process.argv.slice(2));
@@ -14,7 +15,7 @@ guardRun(deadlineMs(options));
 let exitCode = 0;
 try {
   prepareRunner(options.runner);
-  const run = { memory: runMemory, throughput: runThroughput, cluster: runCluster, finding: runFinding, 'online-index': runOnlineIndex }[options.mode];
+  const run = { memory: runMemory, throughput: runThroughput, cluster: runCluster, finding: runFinding, 'online-index': runOnlineIndex, webhooks: runWebhooks }[options.mode];
   await run(options);
 } catch (error) {
   console.error(error);
@@ -33,6 +34,8 @@ function deadlineMs(o: BenchOptions): number {
   // Starting two Galera clusters takes up to a minute on a busy machine.
   // Loading, then building three indexes under load: about a minute for a million users on a busy machine.
   if (o.mode === 'online-index') return (180 + o.rows / 2000) * 1000;
+  // Two phases of load, each followed by the wait for its deliveries (at most two minutes).
+  if (o.mode === 'webhooks') return (120 + 2 * (o.durationSec + 120)) * 1000;
   if (o.mode === 'cluster') return (180 + o.scenarios.length * o.repeat * 2 * (run + 20)) * 1000;
   // Each scenario's rounds measure the service, the database alone, and the baseline's service if any.
   const sides = o.baseline === undefined ? 2 : 3;

@@ -26,8 +26,8 @@ export interface RunningService {
 export async function startService(
   db: DbConfig,
   accessPassword: string,
-  { serviceLog: log, profile, metrics, workers = 1 }: Pick<BenchOptions, 'serviceLog' | 'profile'> &
-    Partial<Pick<BenchOptions, 'metrics' | 'workers'>>,
+  { serviceLog: log, profile, metrics, workers = 1, env: extraEnv = {} }: Pick<BenchOptions, 'serviceLog' | 'profile'> &
+    Partial<Pick<BenchOptions, 'metrics' | 'workers'>> & { env?: Record<string, string> },
   entry?: string,
 ): Promise<RunningService> {
   const port = await freeTcpPort();
@@ -44,6 +44,7 @@ export async function startService(
     METRICS: metrics ? 'on' : 'off',
     // No load balancer to leave: stopChild's SIGKILL would otherwise come before the drain (and the profile).
     SHUTDOWN_DELAY_S: '0',
+    ...extraEnv,
   };
   const devNull = log === 'null' ? openSync('/dev/null', 'w') : undefined;
   const stdio: StdioOptions = ['ignore', devNull ?? 'pipe', 'pipe'];
