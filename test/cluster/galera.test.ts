@@ -17,6 +17,8 @@ import { MixedLoad, type Outcome } from './support/mixed-load.js';
 const CLIENTS = 20;
 const LOAD_MS = 10_000;
 const KILL_AT_MS = 3000;
+/** How long two services write events through two nodes at once. */
+const TWO_WRITERS_MS = 6000;
 
 let cluster: GaleraCluster;
 const services: ChildService[] = [];
@@ -332,5 +334,47 @@ describe('change events (EVENTS=on) on the Galera cluster', { skip }, () => {
     const outbox = await eventsOn(cluster.nodes[1]!, database);
     for (const node of cluster.nodes) assert.deepEqual(await eventsOn(node, database), outbox, `${node.name} (node 1 rejoined) holds the same events`);
     assert.deepEqual(pager.differences(outbox.map((event) => event.id)), []);
+  });
+
+  test('writers through two nodes at once, every change taking its event ids from one row: the conflicts are retried, every acknowledged change has its event, every node holds the same events in the same order, and a reader paging by id on each node misses none', async () => {
+    const startedAt = performance.now();
+    const database = scenarioDatabase('events_two');
+    const [first, third] = await Promise.all([service([0, 1, 2], database, EVENTS_ON), service([2, 1, 0], database, EVENTS_ON)]);
+    const untouched = new Set((await idsByEmail(first.baseUrl)).values());
+    const load = new EventLoad();
+    eventLoads.push(load);
+    for (let i = 0; i < 8; i++) {
+      await load.addClient(first.baseUrl, `a${i}`);
+      await load.addClient(third.baseUrl, `b${i}`);
+    }
+    const pagers = cluster.nodes.map((node) => new EventPager(node, database));
+    readers.push(...pagers);
+    const conflictsBefore = await conflictsSoFar();
+    const loadStart = performance.now();
+    load.start();
+    for (const pager of pagers) pager.start();
+    await sleep(TWO_WRITERS_MS);
+    assert.ok((await connectionsTo(cluster.nodes[0]!, database)) > 0, 'one instance writes through node 1');
+    assert.ok((await connectionsTo(cluster.nodes[2]!, database)) > 0, 'the other through node 3');
+    await settle(load, pagers);
+    const loadMs = performance.now() - loadStart;
+    const conflicts = (await conflictsSoFar()) - conflictsBefore;
+
+    assert.deepEqual(load.sent.filter((change) => change.wrong).slice(0, 5), [], 'every answer is 2xx or a JSON 500/503');
+    const verdict = await judgeOutbox(cluster.nodes[1]!, database, load.sent, untouched);
+    const failed = load.sent.filter((change) => !isSuccess(change.status));
+    const through = (prefix: string) => load.acknowledged.filter((change) => change.requestId.startsWith(prefix)).length;
+    console.log(
+      `# events through two nodes: ${load.sent.length} changes sent in ${Math.round(loadMs)} ms, ${load.acknowledged.length} acknowledged ` +
+        `(${load.acknowledgedByType()}; ${through('a')} through node 1, ${through('b')} through node 3), ${failed.length} JSON 500/503, ${verdict.hiddenCommits.length} of them committed; ` +
+        `${conflicts} certification conflicts and brute-force aborts in the cluster; ${verdict.events} events, ${JSON.stringify(verdict.shared)} by shared statements; ` +
+        `readers: ${pagers.map((pager) => `${pager.node.name} ${pager.seenDuringLoad} ids in ${pager.pages} pages, ${pager.errors} errors`).join('; ')}; ` +
+        `${Math.round(performance.now() - startedAt)} ms in all`,
+    );
+    assert.ok(conflicts > 0, 'the two writers did conflict on the event sequence');
+    assert.deepEqual(verdict.problems.slice(0, 10), [], `${verdict.problems.length} broken rules`);
+    const outbox = await eventsOn(cluster.nodes[1]!, database);
+    for (const node of cluster.nodes) assert.deepEqual(await eventsOn(node, database), outbox, `${node.name} holds the same events in the same order`);
+    for (const pager of pagers) assert.deepEqual(pager.differences(outbox.map((event) => event.id)), []);
   });
 });
