@@ -286,11 +286,11 @@ describe('change events (EVENTS=on) on the Galera cluster', { skip }, () => {
     killed.clear();
   });
 
-  /** Stops the load, then the readers (each reads on to the end), then the services: nothing is in flight when the outbox is judged. */
+  /** Stops the load, then the services, so nothing is in flight, then the readers (each reads on to the end). */
   async function settle(load: EventLoad, pagers: EventPager[]): Promise<void> {
     await load.stop();
-    for (const pager of pagers) await pager.stop();
     for (const child of services.splice(0)) await child.process.stop();
+    for (const pager of pagers) await pager.stop();
   }
 
   test('kill -9 of the node the service writes through, under concurrent creates, PUTs, PATCHes and DELETEs: every acknowledged change has exactly one event with its type and fields, every event is a change the table holds, ids distinct and gapless', async () => {
@@ -313,8 +313,8 @@ describe('change events (EVENTS=on) on the Galera cluster', { skip }, () => {
     await waitUntil('/readyz to say ready on the two nodes left', async () => (await request(baseUrl, 'GET', '/readyz')).status === 200, { timeoutMs: 30_000 });
     const readyAt = performance.now();
     await waitUntil('200 acknowledged changes after the failover', () => load.acknowledged.filter((change) => change.at > readyAt).length >= 200, { timeoutMs: 30_000 });
-    await settle(load, [pager]);
     const loadMs = performance.now() - killedAt;
+    await settle(load, [pager]);
     await cluster.restart(0);
     killed.delete(0);
 

@@ -49,13 +49,19 @@ export class EventPager {
     this.running = this.loop();
   }
 
-  /** Ends the paging, then reads on until a page comes back empty: what was committed meanwhile is read too. */
+  /**
+   * Ends the paging, then reads on until a page comes back empty, each page first waiting until the
+   * node applied every write the cluster committed before it: nothing committed is left unread.
+   */
   async stop(): Promise<void> {
     this.stopped = true;
     await this.running;
     this.seenDuringLoad = this.seen.length;
+    await this.connect();
+    await this.connection!.query('SET SESSION wsrep_sync_wait = 1');
     while ((await this.page()) > 0);
-    await this.connection?.end();
+    await this.connection!.end();
+    this.connection = undefined;
   }
 
   private async loop(): Promise<void> {
@@ -71,10 +77,14 @@ export class EventPager {
     }
   }
 
+  private async connect(): Promise<void> {
+    this.connection ??= await mysql.createConnection({ host: '127.0.0.1', port: this.node.ports.sql, user: 'root', database: this.database, connectTimeout: 2000 });
+  }
+
   /** One page after the last id seen; how many rows it held. */
   private async page(): Promise<number> {
-    this.connection ??= await mysql.createConnection({ host: '127.0.0.1', port: this.node.ports.sql, user: 'root', database: this.database, connectTimeout: 2000 });
-    const [rows] = await this.connection.query<mysql.RowDataPacket[]>('SELECT id FROM user_events WHERE id > ? ORDER BY id LIMIT ?', [this.seen.at(-1) ?? 0, PAGE]);
+    await this.connect();
+    const [rows] = await this.connection!.query<mysql.RowDataPacket[]>('SELECT id FROM user_events WHERE id > ? ORDER BY id LIMIT ?', [this.seen.at(-1) ?? 0, PAGE]);
     this.pages++;
     for (const row of rows) this.seen.push(Number(row.id));
     return rows.length;
