@@ -53,27 +53,39 @@ export class Database {
 
   /**
    * `work`'s statements in one transaction on one connection known to be alive, committed when it
-   * resolves to a value `keep` accepts and rolled back otherwise (or when it throws). A transaction
-   * the server rolled back whole (a deadlock, a Galera certification conflict) runs again from the
-   * start while the budget lasts; a lost connection is never retried, since the commit may have
-   * happened. Every failure is a StorageError.
+   * resolves to a value `keep` accepts and rolled back otherwise (or when it throws). It runs again
+   * from the start, while the budget lasts, when nothing of it can have been committed: the server
+   * rolled it back whole (a deadlock, a Galera certification conflict), or the connection was lost
+   * before the commit was sent (the server rolls back what it had; on a cluster, the next attempt
+   * goes to a node that answers). A connection lost during the commit is never retried: the commit
+   * may have happened. Every failure is a StorageError.
    */
   async transaction<T>(work: (run: StatementRunner) => Promise<T>, deadline = new Deadline(this.budgetMs), keep: (value: T) => boolean = () => true): Promise<T> {
     try {
-      return await this.runAgainIfRolledBack(deadline, async () => {
-        const connection = await this.connectionFor(true, deadline);
-        let value: T;
+      for (;;) {
+        let committing = false;
         try {
-          await transactionStep(connection, 'beginTransaction', deadline);
-          value = await work((statement, values) => execute(connection, statement, values, deadline));
-          await transactionStep(connection, keep(value) ? 'commit' : 'rollback', deadline);
+          return await this.runAgainIfRolledBack(deadline, async () => {
+            committing = false;
+            const connection = await this.connectionFor(true, deadline);
+            let value: T;
+            try {
+              await transactionStep(connection, 'beginTransaction', deadline);
+              value = await work((statement, values) => execute(connection, statement, values, deadline));
+              const commit = keep(value);
+              committing = commit;
+              await transactionStep(connection, commit ? 'commit' : 'rollback', deadline);
+            } catch (error) {
+              await this.rollBack(connection, error, deadline);
+              throw error;
+            }
+            this.giveBackAnswered(connection);
+            return value;
+          });
         } catch (error) {
-          await this.rollBack(connection, error, deadline);
-          throw error;
+          if (committing || !isConnectionLost(error) || deadline.remainingMs() === 0) throw error;
         }
-        this.giveBackAnswered(connection);
-        return value;
-      });
+      }
     } catch (error) {
       throw storageError(error, true);
     }
