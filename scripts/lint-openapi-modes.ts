@@ -18,8 +18,8 @@ const folder = mkdtempSync(join(tmpdir(), 'openapi-modes-'));
 try {
   const variants = [
     ...apiCompatModes.map((mode) => ({ name: mode, doc: describeService(contract, { mode, metricsOnApiPort: false }) })),
-    ...protectedModes.map((auth) => ({ name: `auth-${auth}`, doc: describeService(contract, { mode: 'contract', metricsOnApiPort: true, auth }) })),
-    { name: 'rate-limit', doc: describeService(contract, { mode: 'contract', metricsOnApiPort: true, auth: 'all', rateLimit: { requests: 100, windowSeconds: 10 } }) },
+    ...protectedModes.map((auth) => ({ name: `auth-${auth}`, doc: describeService(contract, { mode: 'contract', metricsOnApiPort: true, auth, events: true }) })),
+    { name: 'rate-limit', doc: describeService(contract, { mode: 'contract', metricsOnApiPort: true, auth: 'all', rateLimit: { requests: 100, windowSeconds: 10 }, events: true }) },
   ];
   const files = variants.map(({ name, doc }) => {
     const file = join(folder, `openapi-${name}.json`);

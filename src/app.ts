@@ -167,6 +167,7 @@ export function createApp(options: AppOptions): App {
     metricsOnApiPort,
     ...(auth.mode === 'off' ? {} : { auth: auth.mode }),
     ...(options.rateLimit ? { rateLimit: options.rateLimit } : {}),
+    events: events !== undefined,
   });
   if (metricsOnApiPort) registerMetricsRoute(router, readMetrics);
   const http = createHttpServer({

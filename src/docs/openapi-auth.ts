@@ -74,12 +74,14 @@ export function describeAuth(source: Json, mode: ProtectedMode): Json {
   for (const operation of [users.post!, user.put!, user.patch!, user.delete!]) protect(operation, 'users:write');
   if (mode === 'all') {
     protect(user.get!, 'users:read');
-    const list = users.get!;
-    // Either credential will do: the token, or the contract's pwd (an empty requirement: none in the header).
-    list.security = [{ [BEARER_SCHEME]: ['users:read'] }, {}];
-    list.responses['401'] = listUnauthorized(list.responses['401'] as Json | undefined);
-    list.responses['403'] = forbidden;
-    sortStatuses(list.responses);
+    // The list, and the event stream let in as it is (when served): either credential will do, the
+    // token or the contract's pwd (an empty requirement: none in the header).
+    for (const list of [users.get!, doc.paths['/api/users/events']?.get].filter((op) => op !== undefined)) {
+      list.security = [{ [BEARER_SCHEME]: ['users:read'] }, {}];
+      list.responses['401'] = listUnauthorized(list.responses['401'] as Json | undefined);
+      list.responses['403'] = forbidden;
+      sortStatuses(list.responses);
+    }
     (doc.components.parameters as Json).AccessPassword = optionalPassword;
   }
   return doc;

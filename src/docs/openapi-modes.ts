@@ -26,15 +26,18 @@ export interface ServedSettings {
   metricsOnApiPort: boolean;
   auth?: ProtectedMode;
   rateLimit?: RateLimitSettings;
+  /** EVENTS=on: the event stream and the webhooks' payloads are described. */
+  events?: boolean;
 }
 
 /**
  * The description a running service serves: its API_COMPAT mode's (see describeMode), with its
  * bearer tokens when AUTH is on (see describeAuth), its rate limit when RATE_LIMIT is on (see
- * describeRateLimit), and `/metrics` only when this server answers it there.
+ * describeRateLimit), the event stream and webhooks only with EVENTS on, and `/metrics` only when
+ * this server answers it there.
  */
-export function describeService(contract: Json, { mode, metricsOnApiPort, auth, rateLimit }: ServedSettings): Json {
-  let doc = describeMode(contract, mode);
+export function describeService(contract: Json, { mode, metricsOnApiPort, auth, rateLimit, events = false }: ServedSettings): Json {
+  let doc = events ? describeMode(contract, mode) : withoutEvents(describeMode(contract, mode), contract);
   if (auth !== undefined) doc = describeAuth(doc, auth);
   if (rateLimit !== undefined) doc = describeRateLimit(doc, rateLimit);
   if (metricsOnApiPort) return doc;
@@ -45,6 +48,17 @@ export function describeService(contract: Json, { mode, metricsOnApiPort, auth, 
 }
 
 const METRICS_TAG = 'operations';
+
+/** A server with EVENTS off serves no event stream and sends no webhooks: neither is described. */
+function withoutEvents(doc: Json, contract: Json): Json {
+  const served = (doc === contract ? structuredClone(contract) : doc) as Json & { paths: Json; webhooks?: Json; components: { schemas: Json; parameters: Json } };
+  delete served.paths['/api/users/events'];
+  delete served.webhooks;
+  delete served.components.schemas.UserEvent;
+  delete served.components.parameters.EventsAfter;
+  delete served.components.parameters.LastEventId;
+  return served;
+}
 
 /**
  * The API description of the service as it runs: openapi.json describes the contract, and an

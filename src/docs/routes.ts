@@ -16,7 +16,7 @@ const swaggerUiFolder = dirname(createRequire(import.meta.url).resolve('swagger-
  */
 export function registerDocsRoutes(router: Router<Handler>, settings: ServedSettings = { mode: 'contract', metricsOnApiPort: false }): void {
   const contract = readFileSync(projectFile('openapi.json'));
-  const asIs = settings.mode === 'contract' && settings.metricsOnApiPort && settings.auth === undefined && settings.rateLimit === undefined;
+  const asIs = settings.mode === 'contract' && settings.metricsOnApiPort && settings.events === true && settings.auth === undefined && settings.rateLimit === undefined;
   const openapi = asIs ? contract : JSON.stringify(describeService(JSON.parse(contract.toString('utf8')) as Record<string, unknown>, settings), null, 2);
   const assets = new StaticFolder(swaggerUiFolder, new Set(['index.html', 'swagger-initializer.js']));
   const pageHeaders = { 'Content-Security-Policy': docsContentSecurityPolicy, 'Cache-Control': 'no-cache' };
