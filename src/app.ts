@@ -38,6 +38,7 @@ import { compatErrors } from './users/http/compat.js';
 import { ListCursors } from './users/rules/list-cursor.js';
 import { UserStore } from './users/storage/store.js';
 import { passwordChecker } from './users/http/password.js';
+import { passwordGate } from './users/http/password-gate.js';
 import { registerUserRoutes } from './users/http/routes.js';
 import { userValidation } from './users/rules/validate.js';
 
@@ -150,14 +151,15 @@ export function createApp(options: AppOptions): App {
   const router = new Router<Handler>();
   const mode = options.apiCompat ?? DEFAULT_API_COMPAT;
   const counters = options.counters ?? localCounters(options.guessing ?? DEFAULT_GUESSING_LIMITS, options.rateLimit, logger);
+  const access = bearer === undefined || auth.mode === 'off' ? openAccess : userAccess(auth.mode, bearer);
+  const byPassword = passwordGate(passwordChecker(options.accessPassword), counters.guessing, compatErrors[mode].wrongPassword);
   registerUserRoutes(router, {
     store,
-    passwordMatches: passwordChecker(options.accessPassword),
-    attempts: counters.guessing,
+    byPassword,
     errors: compatErrors[mode],
     cursors: new ListCursors(options.accessPassword),
     validate: userValidation(options.integrity?.validateEmail ?? false),
-    access: bearer === undefined || auth.mode === 'off' ? openAccess : userAccess(auth.mode, bearer),
+    access,
   });
   registerHealthRoutes(router, { stopping: () => leaving, answers: async () => schemaReady && (await store.answers()) });
   const metricsOnApiPort = options.metrics?.onApiPort === true;

@@ -1,7 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { HttpError } from '../../errors/http-error.js';
 import { messages } from '../../errors/messages.js';
-import type { GuessingGuard } from '../../limits/failed-attempts.js';
 import { readJsonObject } from '../../http/body.js';
 import type { Handler, RequestContext } from '../../http/context.js';
 import { sendJson, sendNotModified } from '../../http/respond.js';
@@ -15,16 +14,15 @@ import { sendUserList } from './list-response.js';
 import { sendFoundUsers } from './find-response.js';
 import type { ListCursors } from '../rules/list-cursor.js';
 import { listRequest } from '../rules/list-request.js';
-import { singlePassword } from './password.js';
+import type { PasswordGate } from './password-gate.js';
 import type { UserStore } from '../storage/store.js';
 import { userJson } from '../rules/user.js';
 import type { UserValidation } from '../rules/validate.js';
 
 export interface UserRouteDeps {
   store: UserStore;
-  passwordMatches: (candidate: string | undefined) => boolean;
-  /** Wrong passwords per client address, and who must wait (counted for the whole service). */
-  attempts: GuessingGuard;
+  /** The list's `pwd` check and its guessing limit (shared with the change-event stream). */
+  byPassword: PasswordGate;
   /** The refusals of the active API_COMPAT mode where the variants differ. */
   errors: CompatErrors;
   /** Signs and reads the positions of sorted pages. */
@@ -41,7 +39,7 @@ const deleted = JSON.stringify({ message: messages.userDeleted });
 const preconditionFailed = new HttpError(412, messages.preconditionFailed);
 
 export function registerUserRoutes(router: Router<Handler>, deps: UserRouteDeps): void {
-  const { store, passwordMatches, attempts, errors, cursors, validate, access } = deps;
+  const { store, byPassword, errors, cursors, validate, access } = deps;
   const byId = { id: isIdSegment };
 
   /** The list, once the caller is let in: by `pwd`, or by a bearer token where AUTH=all takes one. */
@@ -51,22 +49,7 @@ export function registerUserRoutes(router: Router<Handler>, deps: UserRouteDeps)
     else await sendUserList(res, store);
   };
 
-  router.add('GET', '/api/users', access.list(async (ctx) => {
-    const { query, client: address } = ctx;
-    // A blocked address learns nothing: its password is not even compared.
-    const waitMs = attempts.blockedForMs(address);
-    if (waitMs > 0) throw tooManyFailures(waitMs);
-    if (!passwordMatches(singlePassword(query))) {
-      // The verdict may come from the primary of several workers: the failure past the limit is 429 wherever it landed.
-      const failed = attempts.failed(address);
-      const failedWaitMs = typeof failed === 'number' ? failed : await failed;
-      throw failedWaitMs > 0 ? tooManyFailures(failedWaitMs) : errors.wrongPassword;
-    }
-    const passed = attempts.succeeded(address);
-    const passedWaitMs = typeof passed === 'number' ? passed : await passed;
-    if (passedWaitMs > 0) throw tooManyFailures(passedWaitMs);
-    await listUsers(ctx);
-  }, listUsers));
+  router.add('GET', '/api/users', access.list(byPassword(listUsers), listUsers));
 
   router.add('POST', '/api/users', access.write(async ({ req, res, requestId }) => {
     const { name, email } = validate.input(await readJsonObject(req, res));
@@ -113,10 +96,6 @@ export function registerUserRoutes(router: Router<Handler>, deps: UserRouteDeps)
     if (!found) throw errors.deleteMissing;
     sendJson(res, 200, deleted);
   }), byId);
-}
-
-function tooManyFailures(waitMs: number): HttpError {
-  return new HttpError(429, messages.tooManyFailures, { 'Retry-After': String(Math.ceil(waitMs / 1000)) });
 }
 
 /** A conditional write's answer: success with the user's new ETag (if it still exists); else the refusal its outcome calls for. */
