@@ -20,6 +20,8 @@ import { SchemaSetup } from './startup/schema-setup.js';
 import { registerIndexRoute } from './docs/index-route.js';
 import { registerDocsRoutes } from './docs/routes.js';
 import { ChangeEvents } from './events/change-events.js';
+import type { StreamLimits } from './events/stream/event-stream.js';
+import { registerEventStream } from './events/stream/route.js';
 import { registerHealthRoutes } from './health/routes.js';
 import { clientAddressOf } from './http/client-address.js';
 import type { Handler } from './http/context.js';
@@ -76,6 +78,8 @@ export interface AppOptions {
   events?: EventSettings;
   /** Tests only: how often expired events are looked for (one minute). */
   eventsPruneIntervalMs?: number;
+  /** Tests only: the event stream's intervals and bounds (src/events/stream/event-streams.ts has the defaults). */
+  eventStream?: Partial<StreamLimits>;
 }
 
 export interface Integrity {
@@ -161,6 +165,7 @@ export function createApp(options: AppOptions): App {
     validate: userValidation(options.integrity?.validateEmail ?? false),
     access,
   });
+  const eventStreams = events && registerEventStream(router, { log: events.log, logger, access, byPassword, limits: options.eventStream });
   registerHealthRoutes(router, { stopping: () => leaving, answers: async () => schemaReady && (await store.answers()) });
   const metricsOnApiPort = options.metrics?.onApiPort === true;
   registerIndexRoute(router);
@@ -214,6 +219,7 @@ export function createApp(options: AppOptions): App {
       leaving = true;
       schemaSetup.stop();
       http.startDraining();
+      eventStreams?.close();
       const force = setTimeout(() => http.server.closeAllConnections(), drainMs);
       await new Promise<void>((resolve) => {
         if (!http.server.listening) return resolve();

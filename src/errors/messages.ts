@@ -49,6 +49,10 @@ export const messages = {
   afterWithCursor: 'after and cursor cannot be combined',
   afterNeedsIdSort: 'after applies to sort=id only: follow the Link header, which carries a cursor',
   invalidCursor: 'cursor is not valid for this list: follow the Link header of the page before',
+  /** EVENTS=on: the stream's resume point, as EventSource sends it on reconnecting. */
+  lastEventIdNotInteger: 'Last-Event-ID must be a non-negative integer',
+  /** EVENTS=on: resuming from before the events already pruned: the client must read the current state again. */
+  eventsGone: 'Events after this id are no longer kept',
   userCreated: 'User created successfully',
   userUpdated: 'User updated successfully',
   userDeleted: 'User deleted successfully',

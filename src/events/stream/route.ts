@@ -1,0 +1,28 @@
+import type { Handler } from '../../http/context.js';
+import type { Router } from '../../http/router.js';
+import type { Logger } from '../../log/logger.js';
+import type { UserAccess } from '../../users/http/access.js';
+import type { PasswordGate } from '../../users/http/password-gate.js';
+import type { EventLog } from '../event-log.js';
+import type { StreamLimits } from './event-stream.js';
+import { defaultStreamLimits, EventStreams } from './event-streams.js';
+import { resumePoint } from './resume-point.js';
+
+export interface EventStreamDeps {
+  log: EventLog;
+  logger: Logger;
+  /** Let in exactly as the list is: `pwd` and its guessing limit, or a token with users:read under AUTH=all. */
+  access: UserAccess;
+  byPassword: PasswordGate;
+  /** Tests only: shorter intervals and smaller bounds. */
+  limits?: Partial<StreamLimits>;
+}
+
+/** `GET /api/users/events` (EVENTS=on): the change events as a resumable `text/event-stream`. */
+export function registerEventStream(router: Router<Handler>, deps: EventStreamDeps): EventStreams {
+  const streams = new EventStreams(deps.log, deps.logger, { ...defaultStreamLimits, ...deps.limits });
+  // The resume point is checked once the caller is let in: a refusal comes first, as on the list.
+  const stream: Handler = ({ req, res, query }) => streams.serve(req, res, resumePoint(req.headers, query));
+  router.add('GET', '/api/users/events', deps.access.list(deps.byPassword(stream), stream));
+  return streams;
+}
