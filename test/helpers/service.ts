@@ -1,6 +1,7 @@
 import { createApp, type App, type Integrity, type MetricsOptions } from '../../src/app.js';
 import type { ApiCompat, AuthSettings, EventSettings, GuessingLimits, RateLimitSettings } from '../../src/config/environment.js';
 import type { PoolTuning } from '../../src/db/pool-tuning.js';
+import type { StreamLimits } from '../../src/events/stream/event-stream.js';
 import { serverLimits, type ServerLimits } from '../../src/http/server.js';
 import { createLogger } from '../../src/log/logger.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
@@ -37,6 +38,8 @@ export interface ServiceOptions {
   events?: EventSettings;
   /** How often expired events are pruned (one minute unless given). */
   eventsPruneIntervalMs?: number;
+  /** The event stream's intervals and bounds (the production ones unless given). */
+  eventStream?: Partial<StreamLimits>;
 }
 
 /**
@@ -64,6 +67,7 @@ export async function startService(label: string, options: ServiceOptions = {}):
     ...(options.auth ? { auth: options.auth } : {}),
     ...(options.events ? { events: options.events } : {}),
     ...(options.eventsPruneIntervalMs === undefined ? {} : { eventsPruneIntervalMs: options.eventsPruneIntervalMs }),
+    ...(options.eventStream ? { eventStream: options.eventStream } : {}),
   });
   const address = await app.listen(0, '127.0.0.1');
   await app.prepareSchema();

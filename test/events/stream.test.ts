@@ -1,0 +1,245 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { request } from '../helpers/http.js';
+import { hs256Token, SECRET } from '../helpers/jwt.js';
+import { startService, TEST_PASSWORD, type RunningService } from '../helpers/service.js';
+import { SseClient } from './support/sse-client.js';
+
+const EVENTS_ON = { retentionSeconds: 86_400, webhooks: undefined };
+const STREAM = `/api/users/events?pwd=${TEST_PASSWORD}`;
+
+interface OutboxRow {
+  id: number;
+  type: string;
+  user_id: number;
+}
+
+let created = 0;
+/** Creates a user through the service; resolves with the id of its event. */
+async function createUser(service: RunningService, requestId = `stream-create-${++created}`): Promise<number> {
+  const res = await request(service.baseUrl, 'POST', '/api/users', { json: { name: `Streamed ${created}`, email: `streamed${created}@events.example` }, headers: { 'x-request-id': requestId } });
+  assert.equal(res.status, 201);
+  const [row] = await service.db.query<OutboxRow[]>('SELECT id FROM user_events WHERE request_id = ?', [requestId]);
+  return row!.id;
+}
+
+/** A refusal as a client sees it, for comparing the stream's with the list's. */
+async function refusal(service: RunningService, path: string, headers: Record<string, string> = {}): Promise<unknown> {
+  const res = await request(service.baseUrl, 'GET', path, { headers });
+  return { status: res.status, type: res.headers.get('content-type'), body: res.text, challenge: res.headers.get('www-authenticate'), retry: res.headers.get('retry-after') };
+}
+
+describe('GET /api/users/events: the stream, its format and its resume point', () => {
+  let db: TestDatabase;
+  let service: RunningService;
+  let fastapi: RunningService;
+  before(async () => {
+    db = await createTestDatabase('stream');
+    service = await startService('stream', { db, events: EVENTS_ON, eventStream: { keepAliveMs: 200, pollMs: 50 } });
+    fastapi = await startService('stream', { db, events: EVENTS_ON, apiCompat: 'fastapi' });
+  });
+  after(async () => {
+    await Promise.all([service?.close(), fastapi?.close()]);
+    await db?.drop();
+  });
+
+  test('200 text/event-stream, no-cache, X-Accel-Buffering: no, readable from any origin, and retry: first', async () => {
+    const stream = await SseClient.open(service.baseUrl, STREAM);
+    try {
+      assert.equal(stream.status, 200);
+      assert.equal(stream.headers['content-type'], 'text/event-stream');
+      assert.equal(stream.headers['cache-control'], 'no-cache');
+      assert.equal(stream.headers['x-accel-buffering'], 'no');
+      assert.equal(stream.headers['access-control-allow-origin'], '*');
+      assert.match(String(stream.headers['x-request-id']), /./);
+      assert.deepEqual(await stream.next(), { retry: '1000' });
+    } finally {
+      stream.close();
+    }
+  });
+
+  test('each event is `id: <id>`, `event: <type>` and `data: <event JSON>`, the JSON holding the stored user and the request id', async () => {
+    const stream = await SseClient.open(service.baseUrl, STREAM);
+    try {
+      const id = await createUser(service, 'format-1');
+      const event = await stream.nextEvent();
+      const [user] = await db.query<Array<{ id: number; name: string; email: string }>>('SELECT u.id, u.name, u.email FROM users u JOIN user_events e ON e.user_id = u.id WHERE e.id = ?', [id]);
+      assert.equal(event?.id, id);
+      assert.equal(event.event, 'user.created');
+      assert.deepEqual({ ...event.data, timestamp: undefined, data: { ...event.data.data, created_at: undefined } }, {
+        id,
+        type: 'user.created',
+        timestamp: undefined,
+        request_id: 'format-1',
+        data: { id: user!.id, name: user!.name, email: user!.email, created_at: undefined },
+      });
+      assert.match(event.data.timestamp, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+      assert.ok(stream.raw.includes(`\n\nid: ${id}\nevent: user.created\ndata: {"id":${id},"type":"user.created",`), stream.raw);
+    } finally {
+      stream.close();
+    }
+  });
+
+  test('without a resume point the stream starts after the last event: earlier events are not sent', async () => {
+    const before = await createUser(service);
+    const stream = await SseClient.open(service.baseUrl, STREAM);
+    try {
+      const later = await createUser(service);
+      assert.ok(later > before);
+      assert.equal((await stream.nextEvent())?.id, later);
+    } finally {
+      stream.close();
+    }
+  });
+
+  test('Last-Event-ID resumes after that id; so does ?after=; the header wins when both are given', async () => {
+    const [a, b, c] = [await createUser(service), await createUser(service), await createUser(service)];
+    const firstTwo = async (path: string, headers: Record<string, string> = {}): Promise<number[]> => {
+      const stream = await SseClient.open(service.baseUrl, path, headers);
+      try {
+        assert.equal(stream.status, 200);
+        return [(await stream.nextEvent())!.id, (await stream.nextEvent())!.id];
+      } finally {
+        stream.close();
+      }
+    };
+    assert.deepEqual(await firstTwo(STREAM, { 'last-event-id': String(a) }), [b, c]);
+    assert.deepEqual(await firstTwo(`${STREAM}&after=${a}`), [b, c]);
+    assert.deepEqual(await firstTwo(`${STREAM}&after=${c}`, { 'last-event-id': String(a) }), [b, c]);
+    const [first] = await db.query<OutboxRow[]>('SELECT MIN(id) AS id FROM user_events');
+    const fromZero = await SseClient.open(service.baseUrl, STREAM, { 'last-event-id': '0' });
+    try {
+      assert.equal((await fromZero.nextEvent())?.id, first!.id, 'Last-Event-ID: 0 starts with the first event kept');
+    } finally {
+      fromZero.close();
+    }
+  });
+
+  const malformed = ['', '01', '-1', '+1', '1.0', '1e3', '0x10', 'abc', '1 2', '9007199254740992'];
+  for (const value of malformed) {
+    test(`Last-Event-ID ${JSON.stringify(value)} -> 400 {"error": "Last-Event-ID must be a non-negative integer"}`, async () => {
+      const res = await request(service.baseUrl, 'GET', STREAM, { headers: { 'last-event-id': value } });
+      assert.deepEqual([res.status, res.json], [400, { error: 'Last-Event-ID must be a non-negative integer' }]);
+    });
+    test(`?after=${JSON.stringify(value)} -> 400 {"error": "after must be a non-negative integer"}`, async () => {
+      const res = await request(service.baseUrl, 'GET', `${STREAM}&after=${encodeURIComponent(value)}`);
+      assert.deepEqual([res.status, res.json], [400, { error: 'after must be a non-negative integer' }]);
+    });
+  }
+
+  test('?after= given twice -> 400 {"error": "after must be given at most once"}', async () => {
+    const res = await request(service.baseUrl, 'GET', `${STREAM}&after=1&after=2`);
+    assert.deepEqual([res.status, res.json], [400, { error: 'after must be given at most once' }]);
+  });
+
+  test('pwd missing, wrong or repeated -> 401 {"error": "Invalid password"}, exactly as the list answers', async () => {
+    for (const query of ['', '?pwd=wrong', `?pwd=${TEST_PASSWORD}&pwd=${TEST_PASSWORD}`, '?after=1']) {
+      const list = await refusal(service, `/api/users${query}`);
+      assert.deepEqual(await refusal(service, `/api/users/events${query}`), list, query);
+      assert.equal((list as { status: number }).status, 401);
+    }
+  });
+
+  test('a refused password is checked before the resume point: a wrong pwd with a malformed Last-Event-ID is 401, not 400', async () => {
+    const res = await request(service.baseUrl, 'GET', '/api/users/events?pwd=wrong', { headers: { 'last-event-id': 'x' } });
+    assert.deepEqual([res.status, res.json], [401, { error: 'Invalid password' }]);
+  });
+
+  test('API_COMPAT=fastapi: a wrong pwd is refused with the list\'s 403 {"message": "Wrong password mate"}', async () => {
+    const list = await refusal(fastapi, '/api/users?pwd=wrong');
+    assert.deepEqual(await refusal(fastapi, '/api/users/events?pwd=wrong'), list);
+    assert.equal((list as { status: number }).status, 403);
+  });
+
+  test('a quiet stream gets a `: keep-alive` comment every keep-alive interval', async () => {
+    const stream = await SseClient.open(service.baseUrl, STREAM);
+    try {
+      assert.deepEqual(await stream.next(), { retry: '1000' });
+      assert.deepEqual(await stream.next(), { comment: 'keep-alive' });
+      assert.deepEqual(await stream.next(), { comment: 'keep-alive' });
+      assert.ok(stream.raw.endsWith('\n\n: keep-alive\n\n: keep-alive\n\n'), stream.raw);
+    } finally {
+      stream.close();
+    }
+  });
+
+  test('HEAD answers the stream\'s head and ends', async () => {
+    const res = await request(service.baseUrl, 'HEAD', STREAM);
+    assert.deepEqual([res.status, res.headers.get('content-type'), res.text], [200, 'text/event-stream', '']);
+  });
+});
+
+describe('the stream behind AUTH=all: a bearer token with users:read, or pwd, as on the list', () => {
+  let service: RunningService;
+  before(async () => {
+    service = await startService('stream_auth', { events: EVENTS_ON, auth: { mode: 'all', jwt: { secret: SECRET } } });
+  });
+  after(() => service?.close());
+
+  test('a token with users:read opens the stream and receives the events', async () => {
+    const token = await hs256Token({ scope: 'users:read users:write' });
+    const stream = await SseClient.open(service.baseUrl, '/api/users/events', { authorization: `Bearer ${token}` });
+    try {
+      assert.equal(stream.status, 200);
+      const res = await request(service.baseUrl, 'POST', '/api/users', { json: { name: 'Token', email: 'token@events.example' }, headers: { authorization: `Bearer ${token}`, 'x-request-id': 'by-token' } });
+      assert.equal(res.status, 201);
+      assert.equal((await stream.nextEvent())?.data.request_id, 'by-token');
+    } finally {
+      stream.close();
+    }
+  });
+
+  test('a token without users:read -> 403, an invalid token -> 401, no credential -> 401: the list\'s answers', async () => {
+    const writeOnly = await hs256Token({ scope: 'users:write' });
+    for (const authorization of [`Bearer ${writeOnly}`, 'Bearer not-a-token', undefined]) {
+      const headers: Record<string, string> = authorization === undefined ? {} : { authorization };
+      const list = await refusal(service, '/api/users', headers);
+      assert.deepEqual(await refusal(service, '/api/users/events', headers), list);
+      assert.ok([401, 403].includes((list as { status: number }).status));
+    }
+  });
+
+  test('pwd still opens it when no token is sent', async () => {
+    const stream = await SseClient.open(service.baseUrl, STREAM);
+    try {
+      assert.equal(stream.status, 200);
+    } finally {
+      stream.close();
+    }
+  });
+});
+
+describe('the stream and the list share one guessing limit', () => {
+  let service: RunningService;
+  before(async () => {
+    service = await startService('stream_guess', { events: EVENTS_ON, guessing: { maxFailures: 3, windowSeconds: 600 } });
+  });
+  after(() => service?.close());
+
+  test('wrong passwords on the stream and the list count together: past the limit both answer 429 with Retry-After', async () => {
+    assert.equal((await request(service.baseUrl, 'GET', '/api/users/events?pwd=wrong')).status, 401);
+    assert.equal((await request(service.baseUrl, 'GET', '/api/users?pwd=wrong')).status, 401);
+    assert.equal((await request(service.baseUrl, 'GET', '/api/users/events?pwd=wrong')).status, 401);
+    for (const path of [STREAM, `/api/users?pwd=${TEST_PASSWORD}`]) {
+      const res = await request(service.baseUrl, 'GET', path);
+      assert.deepEqual([res.status, res.json], [429, { error: 'Too many failed attempts' }], path);
+      assert.match(res.headers.get('retry-after') ?? '', /^\d+$/);
+    }
+  });
+});
+
+describe('with EVENTS off (the default)', () => {
+  let service: RunningService;
+  before(async () => {
+    service = await startService('stream_off');
+  });
+  after(() => service?.close());
+
+  test('GET /api/users/events is an unknown path: 404 exactly as any other non-id segment', async () => {
+    const other = await request(service.baseUrl, 'GET', `/api/users/eventz?pwd=${TEST_PASSWORD}`);
+    const res = await request(service.baseUrl, 'GET', STREAM);
+    assert.deepEqual([res.status, res.text], [other.status, other.text]);
+    assert.equal(res.status, 404);
+  });
+});
