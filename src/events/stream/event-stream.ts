@@ -53,7 +53,7 @@ export class EventStream implements LastIdListener {
       this.ended(this, this.stopping ?? 'reader left', this.failure);
     });
     this.keepAlive = setInterval(() => {
-      if (!this.res.writableNeedDrain) this.res.write(sse.keepAlive);
+      if (this.open && !this.res.writableNeedDrain) this.res.write(sse.keepAlive);
     }, this.limits.keepAliveMs);
     this.keepAlive.unref();
     this.res.write(sse.opening);
@@ -86,12 +86,12 @@ export class EventStream implements LastIdListener {
     if (this.pumping) return;
     this.pumping = true;
     try {
-      while (this.stopping === undefined && this.cursor < this.target) {
+      while (this.open && this.cursor < this.target) {
         const page = await this.log.after(this.cursor, this.limits.pageSize);
         // A page that does not go on from the cursor one by one may miss pruned events: the
         // reader is told (by its next request's 410) rather than shown a gap.
         if (!followsOn(page, this.cursor) && (await this.log.prunedThrough()) > this.cursor) return this.stop('pruned');
-        if (page.length === 0 || this.stopping !== undefined) return;
+        if (page.length === 0 || !this.open) return;
         this.cursor = page[page.length - 1]!.id;
         if (!(await this.send(sse.events(page)))) return;
       }
@@ -115,7 +115,13 @@ export class EventStream implements LastIdListener {
     return false;
   }
 
+  /** Neither ended here nor closed by its reader. */
+  private get open(): boolean {
+    return this.stopping === undefined && !this.res.destroyed;
+  }
+
   private drained(): Promise<boolean> {
+    if (this.res.destroyed) return Promise.resolve(false);
     return new Promise((resolve) => {
       const done = (drained: boolean): void => {
         clearTimeout(timer);
