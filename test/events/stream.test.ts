@@ -170,6 +170,29 @@ describe('GET /api/users/events: the stream, its format and its resume point', (
   });
 });
 
+describe('a stream outlives the server\'s timeouts', () => {
+  let service: RunningService;
+  before(async () => {
+    service = await startService('stream_timeouts', {
+      events: EVENTS_ON,
+      eventStream: { keepAliveMs: 250 },
+      serverLimits: { requestTimeoutMs: 1000, headersTimeoutMs: 1000, keepAliveTimeoutMs: 500, timeoutCheckIntervalMs: 100 },
+    });
+  });
+  after(() => service?.close());
+
+  test('the request and keep-alive timeouts, which bound receiving a request, do not cut a stream that is being answered', async () => {
+    const stream = await SseClient.open(service.baseUrl, STREAM);
+    try {
+      assert.deepEqual(await stream.next(), { retry: '1000' });
+      // Eight keep-alives span twice the request timeout: a cut stream would end before them.
+      for (let i = 0; i < 8; i++) assert.deepEqual(await stream.next(), { comment: 'keep-alive' }, `keep-alive ${i + 1}`);
+    } finally {
+      stream.close();
+    }
+  });
+});
+
 describe('the stream behind AUTH=all: a bearer token with users:read, or pwd, as on the list', () => {
   let service: RunningService;
   before(async () => {

@@ -57,10 +57,6 @@ export class EventStreams {
     stream.start();
   }
 
-  get size(): number {
-    return this.open.size;
-  }
-
   /** Ends every open stream now, and refuses new ones (the service is closing). */
   close(): void {
     this.closed = true;
