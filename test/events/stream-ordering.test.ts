@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { defaultTuning } from '../../src/db/pool-tuning.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { request, type ApiResponse } from '../helpers/http.js';
 import { startService, TEST_PASSWORD, type RunningService } from '../helpers/service.js';
@@ -12,6 +13,12 @@ import { SseClient, type SseEvent } from './support/sse-client.js';
  */
 
 const EVENTS_ON = { retentionSeconds: 86_400, webhooks: undefined };
+/**
+ * The proof is about order, not speed: on a busy machine (the whole suite, four files at a time)
+ * writers queued behind the event ids' lock can outlast the default 4 s budget and answer 500,
+ * which would leave the test unsure what a user holds.
+ */
+const PATIENT = { ...defaultTuning, operationTimeoutMs: 30_000 };
 const STREAM = `/api/users/events?pwd=${TEST_PASSWORD}`;
 const WORKERS = 2;
 const ROUNDS = 3;
@@ -61,8 +68,8 @@ describe('two instances, concurrent writers, readers that keep hanging up and re
 
   before(async () => {
     db = await createTestDatabase('stream_order');
-    a = await startService('stream_order', { db, events: EVENTS_ON, eventStream: { pollMs: 50 } });
-    b = await startService('stream_order', { db, events: EVENTS_ON, eventStream: { pollMs: 50 } });
+    a = await startService('stream_order', { db, events: EVENTS_ON, eventStream: { pollMs: 50 }, poolTuning: PATIENT });
+    b = await startService('stream_order', { db, events: EVENTS_ON, eventStream: { pollMs: 50 }, poolTuning: PATIENT });
   });
   after(async () => {
     await Promise.all([a?.close(), b?.close()]);
