@@ -33,8 +33,8 @@ describe('the API reference at /apidocs, used in Chromium as a person would', { 
   const policies = new Set<string | undefined>();
 
   before(async () => {
-    // With metrics on its API port the server serves openapi.json as it is, `/metrics` included.
-    [service, browser] = await Promise.all([startService('docs_page', { metrics: { onApiPort: true } }), launchChromium()]);
+    // With metrics on its API port and change events on, the server serves openapi.json as it is, `/metrics` and the stream included.
+    [service, browser] = await Promise.all([startService('docs_page', { metrics: { onApiPort: true }, events: { retentionSeconds: 86_400, webhooks: undefined } }), launchChromium()]);
     context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   });
   after(async () => {

@@ -22,14 +22,17 @@ import { schemaErrors } from './schemas.js';
 export function runConformance(mode: ApiCompat): void {
   let service: RunningService;
   let api: ApiDescription;
+  // The contract mode serves openapi.json as it is: with metrics on its port and change events on.
   const metricsOnApiPort = mode === 'contract';
-  const cases = casesFor(mode, metricsOnApiPort);
+  const events = mode === 'contract';
+  const cases = casesFor(mode, metricsOnApiPort, events);
   // The production limits on password guessing, with a trusted proxy so one case can use an address of its own.
   const options: ServiceOptions = {
     apiCompat: mode,
     trustProxy: true,
     guessing: { maxFailures: 10, windowSeconds: 60 },
     ...(metricsOnApiPort ? { metrics: { onApiPort: true } } : {}),
+    ...(events ? { events: { retentionSeconds: 7 * 86_400, webhooks: undefined } } : {}),
   };
 
   before(async () => {
@@ -100,6 +103,20 @@ export function runConformance(mode: ApiCompat): void {
     runCases('storage-down');
   });
 
+  if (events) {
+    describe('with events pruned past the resume point', () => {
+      before(() => service.db.query('INSERT INTO event_sequence (id, last_id) VALUES (2, 1000) ON DUPLICATE KEY UPDATE last_id = 1000'));
+      after(() => service.db.query('DELETE FROM event_sequence WHERE id = 2'));
+      runCases('events-pruned');
+    });
+
+    describe('with the event tables renamed away', () => {
+      before(() => service.db.query('RENAME TABLE event_sequence TO event_sequence_away, user_events TO user_events_away'));
+      after(() => service.db.query('RENAME TABLE event_sequence_away TO event_sequence, user_events_away TO user_events'));
+      runCases('events-down');
+    });
+  }
+
   describe('with the only database connection held and its one-slot wait queue full', () => {
     let busy: RunningService;
     let held: Promise<PoolConnection>;
@@ -159,8 +176,10 @@ export function assertDocumented(api: ApiDescription, c: Case, res: ApiResponse)
   const mediaType = res.headers.get('content-type')?.split(';')[0]?.trim() ?? '(none)';
   const media = documented.content[mediaType];
   assert.ok(media, `Content-Type ${mediaType} is not documented for ${c.operationId} ${key}`);
-  // The earlier variant's one plain-text answer is compared as text; every other body is JSON.
-  const body = mediaType === 'text/plain' ? res.text : res.json;
+  // The earlier variant's one plain-text answer and the event stream are compared as text; every other body is JSON.
+  const asText = mediaType === 'text/plain' || mediaType === 'text/event-stream';
+  const body = asText ? res.text : res.json;
+  if (mediaType === 'text/event-stream') assert.match(res.text, /^retry: \d+\n\n/, 'a stream opens with its reconnection delay');
   assert.notEqual(body, undefined, `the body is not JSON: ${res.text}`);
   assert.equal(schemaErrors(media.schema, body), undefined, `body: ${res.text}`);
   if (c.example) {
