@@ -106,6 +106,9 @@ export const eventSql = {
  */
 const WAITING = "'2038-01-01 00:00:00.000'";
 
+/** A failed delivery sent again: pending, due now, with a new retry period. */
+const RESENT = "state = 'pending', attempts = 0, queued_at = NOW(3), next_attempt_at = NOW(3)";
+
 /** A due delivery is the oldest pending one of its user: per user and endpoint, events go out in id order. */
 const OLDEST_OF_ITS_USER =
   "NOT EXISTS (SELECT 1 FROM webhook_deliveries o WHERE o.endpoint = d.endpoint AND o.user_id = d.user_id AND o.state = 'pending' AND o.event_id < d.event_id)";
@@ -163,4 +166,21 @@ export const webhookSql = {
   promoteNext:
     `UPDATE webhook_deliveries SET next_attempt_at = IF(next_attempt_at >= ${WAITING}, NOW(3), next_attempt_at) ` +
     "WHERE endpoint = ? AND user_id = ? AND state = 'pending' ORDER BY event_id LIMIT 1",
+
+  /** The operator's tools (npm run webhooks): every endpoint ever seen. */
+  endpoints: 'SELECT endpoint, url FROM webhook_endpoints ORDER BY url',
+  /** A page of an endpoint's failed deliveries after an event id, with their events' types (null once pruned). Values: endpoint, after, limit. */
+  failedPage:
+    'SELECT d.event_id, e.type, d.user_id, d.attempts, d.last_error, d.queued_at FROM webhook_deliveries d ' +
+    "LEFT JOIN user_events e ON e.id = d.event_id WHERE d.endpoint = ? AND d.state = 'failed' AND d.event_id > ? ORDER BY d.event_id LIMIT ?",
+  /** Which of these events have a failed delivery to the endpoint. Values: endpoint, the ids. */
+  failedOf: memoized(
+    (count) => `SELECT event_id FROM webhook_deliveries WHERE endpoint = ? AND state = 'failed' AND event_id IN (${marks(count, '?')})`,
+  ),
+  /** Failed deliveries pending again, due now, attempts reset: a new retry period. Values: endpoint, the ids. */
+  resendEvents: memoized(
+    (count) => `UPDATE webhook_deliveries SET ${RESENT} WHERE endpoint = ? AND state = 'failed' AND event_id IN (${marks(count, '?')})`,
+  ),
+  /** The same for up to `limit` of an endpoint's failed deliveries, oldest first. Values: endpoint, limit. */
+  resendAll: `UPDATE webhook_deliveries SET ${RESENT} WHERE endpoint = ? AND state = 'failed' ORDER BY event_id LIMIT ?`,
 } as const;
