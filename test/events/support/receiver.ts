@@ -30,6 +30,9 @@ export class Receiver {
   readonly overlaps: string[] = [];
   answer: (delivery: Delivery) => Answer = () => 204;
   private readonly verifier: Webhook;
+  /** The most requests ever in flight at once. */
+  maxInFlight = 0;
+  private inFlight = 0;
   private readonly inFlightIds = new Map<string, number>();
   private readonly inFlightUsers = new Map<number, number>();
   private readonly held = new Set<(status: number) => void>();
@@ -162,12 +165,15 @@ export class Receiver {
     const user = delivery.event.data.id;
     if ((this.inFlightIds.get(id) ?? 0) > 0) this.overlaps.push(`${id} delivered twice at once`);
     if ((this.inFlightUsers.get(user) ?? 0) > 0) this.overlaps.push(`user ${user}: ${id} while another of its events was in flight`);
+    this.inFlight++;
+    this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
     this.inFlightIds.set(id, (this.inFlightIds.get(id) ?? 0) + 1);
     this.inFlightUsers.set(user, (this.inFlightUsers.get(user) ?? 0) + 1);
     let counted = true;
     return () => {
       if (!counted) return;
       counted = false;
+      this.inFlight--;
       this.inFlightIds.set(id, this.inFlightIds.get(id)! - 1);
       this.inFlightUsers.set(user, this.inFlightUsers.get(user)! - 1);
     };
