@@ -167,6 +167,17 @@ export const webhookSql = {
     `UPDATE webhook_deliveries SET next_attempt_at = IF(next_attempt_at >= ${WAITING}, NOW(3), next_attempt_at) ` +
     "WHERE endpoint = ? AND user_id = ? AND state = 'pending' ORDER BY event_id LIMIT 1",
 
+  /**
+   * Waiting deliveries with no earlier pending one of their user left: none should exist (see
+   * promoteNext), but one left waiting behind nothing would wait for ever. Values: endpoint, limit.
+   */
+  stranded:
+    `SELECT d.event_id FROM webhook_deliveries d WHERE d.endpoint = ? AND d.state = 'pending' AND d.next_attempt_at >= ${WAITING} ` +
+    `AND ${OLDEST_OF_ITS_USER} ORDER BY d.event_id LIMIT ?`,
+  /** Makes these waiting deliveries due now. Values: endpoint, the ids. */
+  wake: memoized(
+    (count) => `UPDATE webhook_deliveries SET next_attempt_at = NOW(3) WHERE endpoint = ? AND state = 'pending' AND next_attempt_at >= ${WAITING} AND event_id IN (${marks(count, '?')})`,
+  ),
   /** The operator's tools (npm run webhooks): every endpoint ever seen. */
   endpoints: 'SELECT endpoint, url FROM webhook_endpoints ORDER BY url',
   /** A page of an endpoint's failed deliveries after an event id, with their events' types (null once pruned). Values: endpoint, after, limit. */

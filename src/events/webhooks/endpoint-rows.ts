@@ -116,6 +116,15 @@ export class EndpointRows {
     return this.settle(due, webhookSql.giveUp, [error, this.endpoint, due.eventId, due.attempts]);
   }
 
+  /** Makes due any waiting delivery left with nothing before it (a safety net: see webhookSql.stranded). Resolves with how many. */
+  async wakeStranded(limit: number): Promise<number> {
+    const rows = await this.db.read<Array<{ event_id: number | string }>>(webhookSql.stranded, [this.endpoint, limit]);
+    if (rows.length === 0) return 0;
+    const ids = padded(rows.map((row) => Number(row.event_id)));
+    await this.db.write(webhookSql.wake(ids.length), [this.endpoint, ...ids]);
+    return rows.length;
+  }
+
   private async settle(due: Due, statement: string, values: unknown[]): Promise<void> {
     await this.db.transaction(async (run) => {
       const { affectedRows } = await run<ResultSetHeader>(statement, values);

@@ -26,6 +26,8 @@ const LEASE_POLL_MS = 1500;
 const OUTBOX_POLL_MS = 200;
 /** ... and for retries due this often while none are. */
 const RETRY_POLL_MS = 1000;
+/** How often the holder looks for deliveries left waiting behind nothing (a safety net; none are expected). */
+const STRANDED_CHECK_MS = 60_000;
 /** Events read and delivered at a time: memory stays bounded whatever the backlog. */
 const WINDOW_EVENTS = 200;
 
@@ -163,7 +165,13 @@ export class EndpointWorker {
         });
       },
     };
+    let checkedAt = -Infinity;
     while (!stop.aborted) {
+      if (performance.now() - checkedAt >= STRANDED_CHECK_MS) {
+        checkedAt = performance.now();
+        const woken = await this.rows.wakeStranded(WINDOW_EVENTS);
+        if (woken > 0) this.options.logger.warn('webhook deliveries found waiting behind nothing, made due', { endpoint: this.shown, count: woken });
+      }
       // A full batch means more may be due: the next is asked for at once.
       if ((await retryDue(deps, this.options.settings.concurrency, stop)) === 0) await pause(RETRY_POLL_MS, stop);
     }
