@@ -4,7 +4,7 @@ import { Webhook } from 'standardwebhooks';
 import type { StoredEvent } from '../../src/events/event-log.js';
 import { afterFailure, RETRY_SCHEDULE_SECONDS } from '../../src/events/webhooks/retry-schedule.js';
 import { signedHeaders, webhookId } from '../../src/events/webhooks/signature.js';
-import { WindowProgress } from '../../src/events/webhooks/window-progress.js';
+import { OpenEvents } from '../../src/events/webhooks/open-events.js';
 
 const DAY = 86_400;
 const noJitter = () => 0;
@@ -58,7 +58,7 @@ describe('signing (Standard Webhooks)', () => {
   });
 });
 
-describe('a window of events (WindowProgress)', () => {
+describe('the events open for an endpoint (OpenEvents)', () => {
   const event = (id: number, user: number): StoredEvent => ({
     id,
     type: 'user.updated',
@@ -69,28 +69,36 @@ describe('a window of events (WindowProgress)', () => {
     request_id: null,
     occurred_at: '2026-01-01 00:00:00.000000',
   });
-  const events = [event(11, 1), event(12, 2), event(13, 1), event(14, 3)];
 
-  test("each user's events form one chain in id order; users in the order of their first event", () => {
-    assert.deepEqual(new WindowProgress(10, events).byUser(), [[0, 2], [1], [3]]);
+  test('the mark moves only over the settled events from the first, never past one still unsettled', () => {
+    const open = new OpenEvents(10);
+    const [e11, e12, e13, e14] = open.add([event(11, 1), event(12, 2), event(13, 1), event(14, 3)]);
+    e12!.outcome = { kind: 'acknowledged' };
+    assert.equal(open.nextCheckpoint(), undefined, 'event 11 is in flight');
+    e11!.outcome = { kind: 'queued', attempts: 1, error: 'HTTP 500', delaySeconds: 5 };
+    e14!.outcome = { kind: 'acknowledged' };
+    const first = open.nextCheckpoint()!;
+    assert.deepEqual(first, { from: 10, through: 12, count: 2, queued: [{ eventId: 11, userId: 1, attempts: 1, error: 'HTTP 500', delaySeconds: 5 }] });
+    assert.deepEqual(open.committed(first).map((one) => one.event.id), [11, 12]);
+    assert.equal(open.committedThrough, 12);
+    assert.equal(open.nextCheckpoint(), undefined);
+    e13!.outcome = { kind: 'queued', attempts: 0, error: null, delaySeconds: 0 };
+    const second = open.nextCheckpoint()!;
+    assert.deepEqual(second, { from: 12, through: 14, count: 2, queued: [{ eventId: 13, userId: 1, attempts: 0, error: null, delaySeconds: 0 }] });
+    open.committed(second);
+    assert.equal(open.committedThrough, 14);
+    assert.equal(open.size, 0);
   });
 
-  test('the mark moves only over the settled events from the start, never past one still in flight', () => {
-    const progress = new WindowProgress(10, events);
-    progress.settle(1, { kind: 'acknowledged' });
-    assert.equal(progress.nextCheckpoint(), undefined, 'event 11 is in flight');
-    progress.settle(0, { kind: 'queued', attempts: 1, error: 'HTTP 500', delaySeconds: 5 });
-    progress.settle(3, { kind: 'acknowledged' });
-    const first = progress.nextCheckpoint()!;
-    assert.deepEqual(first, { from: 10, through: 12, upTo: 2, queued: [{ eventId: 11, userId: 1, attempts: 1, error: 'HTTP 500', delaySeconds: 5 }] });
-    progress.committed(first);
-    assert.equal(progress.committedThrough, 12);
-    assert.equal(progress.nextCheckpoint(), undefined);
-    progress.settle(2, { kind: 'queued', attempts: 0, error: null, delaySeconds: 0 });
-    const second = progress.nextCheckpoint()!;
-    assert.deepEqual(second, { from: 12, through: 14, upTo: 4, queued: [{ eventId: 13, userId: 1, attempts: 0, error: null, delaySeconds: 0 }] });
-    progress.committed(second);
-    assert.equal(progress.committedThrough, 14);
-    assert.equal(progress.nextCheckpoint(), undefined);
+  test('events read later join the open ones; reading goes on after the last read, not after the mark', () => {
+    const open = new OpenEvents(10);
+    open.add([event(11, 1)]);
+    assert.equal(open.readThrough, 11);
+    assert.equal(open.committedThrough, 10);
+    const [e12] = open.add([event(12, 2)]);
+    e12!.outcome = { kind: 'acknowledged' };
+    assert.equal(open.nextCheckpoint(), undefined);
+    assert.equal(open.readThrough, 12);
+    assert.equal(open.size, 2);
   });
 });

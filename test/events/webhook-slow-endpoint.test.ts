@@ -46,4 +46,18 @@ describe('a slow webhook endpoint', () => {
     await waitUntil('every event acknowledged', () => ids.every((id) => receiver.acknowledgedIds().includes(id)), { timeoutMs: 60_000 });
     assert.deepEqual(receiver.overlaps, []);
   });
+
+  test("one user's delivery held open does not hold back later events of other users", async () => {
+    const slow = await createUser(service.baseUrl, 'Slowpoke user');
+    await waitUntil('nothing else in flight', () => receiver.holding === 0, { timeoutMs: 30_000 });
+    receiver.answer = (delivery) => (delivery.event.data.id === slow ? 'hold' : 204);
+    await renameUser(service.baseUrl, slow, 'Still slow');
+    await waitUntil('its delivery held open', () => receiver.holding === 1, { timeoutMs: 30_000 });
+    // Written one by one, so that they are read after it, not together with it.
+    const others: number[] = [];
+    for (let i = 0; i < 10; i++) others.push(await createUser(service.baseUrl, `Quick ${i}`));
+    await waitUntil('the others delivered', () => others.every((id) => receiver.acknowledged().some((one) => one.event.data.id === id)), { timeoutMs: 30_000 });
+    assert.equal(receiver.holding, 1, 'the slow one is still in flight');
+    receiver.release(204);
+  });
 });

@@ -26,7 +26,7 @@ export interface Due {
 
 type DueRow = Omit<StoredEvent, 'type'> & { type: StoredEvent['type'] | null; attempts: number; age_us: number | string };
 
-/** Largest rows per queueing statement: a window's rows go out in chunks of powers of two, so few statements are prepared. */
+/** Largest rows per queueing statement: a commit's rows go out in chunks of powers of two, so few statements are prepared. */
 const QUEUE_CHUNK = 128;
 
 /**

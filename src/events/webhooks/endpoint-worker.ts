@@ -12,7 +12,7 @@ import type { PostResult } from './post.js';
 import { retryDue, type RetryDeps } from './retries.js';
 import { Sender } from './sender.js';
 import { Slots } from './slots.js';
-import { deliverWindow, LostEndpoint, type WindowDeps } from './window.js';
+import { Dispatcher, LostEndpoint, type DispatchDeps } from './dispatcher.js';
 
 /** A killed holder's lease runs out this soon, and another process takes over. */
 const LEASE_SECONDS = 15;
@@ -22,14 +22,12 @@ const RENEW_MS = 3000;
 const GUARD_MS = 500;
 /** Processes waiting for the lease look this often (give or take a third, so they spread out). */
 const LEASE_POLL_MS = 1500;
-/** The holder looks for new events this often while there are none: one indexed read returning nothing. */
-const OUTBOX_POLL_MS = 200;
-/** ... and for retries due this often while none are. */
+/** The holder looks for retries due this often while none are. */
 const RETRY_POLL_MS = 1000;
 /** How often the holder looks for deliveries left waiting behind nothing (a safety net; none are expected). */
 const STRANDED_CHECK_MS = 60_000;
-/** Events read and delivered at a time: memory stays bounded whatever the backlog. */
-const WINDOW_EVENTS = 200;
+/** Deliveries left waiting behind nothing made due at a time. */
+const STRANDED_BATCH = 200;
 
 const STOPPED: PostResult = { kind: 'stopped' };
 
@@ -52,8 +50,8 @@ export function endpointKey(url: string): string {
 /**
  * Delivery to one endpoint, from whichever process holds its lease (`webhook:<key>`): every
  * worker of every instance runs one of these per endpoint, and all but one wait. The holder runs
- * two loops side by side, sharing WEBHOOK_CONCURRENCY: new events from the outbox, window by
- * window (window.ts), and the pending deliveries as they fall due (retries.ts). It stops
+ * two loops side by side, sharing WEBHOOK_CONCURRENCY: new events from the outbox
+ * (dispatcher.ts), and the pending deliveries as they fall due (retries.ts). It stops
  * delivering as soon as it is not sure to hold the lease any more; on stop() it gives it up.
  */
 export class EndpointWorker {
@@ -129,7 +127,7 @@ export class EndpointWorker {
   }
 
   /** An attempt in one of the endpoint's slots, made only while the lease is surely held. */
-  private guardedSend(controller: AbortController): WindowDeps['send'] {
+  private guardedSend(controller: AbortController): DispatchDeps['send'] {
     return (event: StoredEvent, stop: AbortSignal) =>
       this.slots.run(async () => {
         if (this.lease.held()) return this.sender.send(event, stop);
@@ -138,15 +136,11 @@ export class EndpointWorker {
       });
   }
 
-  private async dispatch(send: WindowDeps['send'], stop: AbortSignal): Promise<void> {
-    const deps: WindowDeps = { rows: this.rows, send, retryForSeconds: this.options.settings.retryForSeconds, held: () => this.lease.held() };
-    let through = await this.rows.open();
+  private async dispatch(send: DispatchDeps['send'], stop: AbortSignal): Promise<void> {
+    const deps: DispatchDeps = { log: this.options.log, rows: this.rows, send, retryForSeconds: this.options.settings.retryForSeconds, held: () => this.lease.held() };
+    const through = await this.rows.open();
     await this.warnIfPruned(through);
-    while (!stop.aborted) {
-      const events = await this.options.log.after(through, WINDOW_EVENTS);
-      if (events.length === 0) await pause(OUTBOX_POLL_MS, stop);
-      else through = await deliverWindow(deps, through, events, stop);
-    }
+    await new Dispatcher(deps, through).run(stop);
   }
 
   private async retry(send: RetryDeps['send'], stop: AbortSignal): Promise<void> {
@@ -169,7 +163,7 @@ export class EndpointWorker {
     while (!stop.aborted) {
       if (performance.now() - checkedAt >= STRANDED_CHECK_MS) {
         checkedAt = performance.now();
-        const woken = await this.rows.wakeStranded(WINDOW_EVENTS);
+        const woken = await this.rows.wakeStranded(STRANDED_BATCH);
         if (woken > 0) this.options.logger.warn('webhook deliveries found waiting behind nothing, made due', { endpoint: this.shown, count: woken });
       }
       // A full batch means more may be due: the next is asked for at once.
