@@ -87,7 +87,7 @@ export class Dispatcher {
       throw error;
     } finally {
       // Nothing goes out that could not be committed: every lane has stopped before this returns.
-      await Promise.all(this.running);
+      await Promise.allSettled(this.running);
       local.dispose();
     }
     await this.commit();

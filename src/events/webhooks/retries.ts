@@ -22,7 +22,9 @@ const PRUNED = 'the event is no longer stored (pruned)';
  */
 export async function retryDue(deps: RetryDeps, limit: number, stop: AbortSignal): Promise<number> {
   const due = await deps.rows.due(limit);
-  await Promise.all(due.map((one) => retryOne(deps, one, stop)));
+  // Every attempt has ended before this returns, even when one failed: none may outlive the lease.
+  const failure = (await Promise.allSettled(due.map((one) => retryOne(deps, one, stop)))).find((result) => result.status === 'rejected');
+  if (failure) throw failure.reason;
   return due.length;
 }
 
