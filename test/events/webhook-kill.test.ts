@@ -53,6 +53,8 @@ describe('webhook delivery across a kill -9 of the service', () => {
     const second = await spawnService(db.config, env());
     children.push(second);
     await waitUntil('every event acknowledged', () => all.every((id) => receiver.acknowledgedIds().includes(id)), { timeoutMs: 90_000 });
+    // The restarted service took over once the killed one's lease ran out, from the mark on.
+    assert.equal((await second.process.logEntry('delivering to webhook endpoint')).fromEventId, markAtKill + 1);
 
     const afterRestart = receiver.received.slice(receivedBefore).map((one) => one.event.id);
     for (const id of all) assert.ok(receiver.acknowledgedIds().includes(id), `event ${id} delivered at least once`);

@@ -56,6 +56,8 @@ describe('webhook delivery shared by two instances of two workers each', () => {
     const events = (await storedEvents(db)).map((event) => event.id);
     await waitUntil('every event acknowledged', () => events.every((id) => receiver.acknowledgedIds().includes(id)), { timeoutMs: 90_000 });
     assert.deepEqual(receiver.overlaps, [], 'no delivery overlapped another of the same event or user');
+    // After the other instance stopped, one of this one's workers delivered.
+    await b.process.logEntry('delivering to webhook endpoint');
     assert.deepEqual(receiver.rejected, []);
     assert.ok(failedOnce.size > 0 && [...failedOnce].every((id) => receiver.acknowledgedIds().includes(id)), 'the failed first attempts were retried');
     const stored = await storedEvents(db);

@@ -139,6 +139,8 @@ export class EndpointWorker {
   private async dispatch(send: DispatchDeps['send'], stop: AbortSignal): Promise<void> {
     const deps: DispatchDeps = { log: this.options.log, rows: this.rows, send, retryForSeconds: this.options.settings.retryForSeconds, held: () => this.lease.held() };
     const through = await this.rows.open();
+    // Which process delivers to an endpoint, and since when: one line per take-over.
+    this.options.logger.info('delivering to webhook endpoint', { endpoint: this.shown, fromEventId: through + 1 });
     await this.warnIfPruned(through);
     await new Dispatcher(deps, through).run(stop);
   }
