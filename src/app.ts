@@ -137,6 +137,7 @@ export function createApp(options: AppOptions): App {
       tuning,
       settings: options.events,
       logger,
+      ...(metrics ? { metrics: metrics.registry } : {}),
       ...(options.eventsPruneIntervalMs === undefined ? {} : { pruneIntervalMs: options.eventsPruneIntervalMs }),
     });
   const readMetrics = async (): Promise<Snapshot> => {

@@ -63,6 +63,7 @@ export function isAccessDenied(error: unknown): boolean {
 
 const ER_PARSE_ERROR = 1064;
 const ER_DUP_ENTRY = 1062;
+const ER_NO_SUCH_TABLE = 1146;
 
 /** True when the server did not understand the statement (e.g. RETURNING on a server without it). */
 export function isSyntaxError(error: unknown): boolean {
@@ -75,6 +76,11 @@ export function isSyntaxError(error: unknown): boolean {
  */
 export function isDuplicateKey(error: unknown): boolean {
   return (causeOf(error) as { errno?: unknown } | null)?.errno === ER_DUP_ENTRY;
+}
+
+/** True when a table the statement names does not exist (the event tables before EVENTS was ever on). */
+export function isNoSuchTable(error: unknown): boolean {
+  return (causeOf(error) as { errno?: unknown } | null)?.errno === ER_NO_SUCH_TABLE;
 }
 
 /** mysql2's pool says its own wait queue is full only through this message. */

@@ -3,14 +3,19 @@ import type { ConnectionSource } from '../db/connection-source.js';
 import { Database } from '../db/database.js';
 import type { PoolTuning } from '../db/pool-tuning.js';
 import type { Logger } from '../log/logger.js';
+import type { Registry } from '../metrics/registry.js';
 import { EventLog } from './event-log.js';
 import { Pruner } from './pruner.js';
+import { unobserved, webhookMetrics } from './webhooks/metrics.js';
+import { WebhookDelivery } from './webhooks/webhook-delivery.js';
 
 export interface ChangeEventsOptions {
   pool: ConnectionSource;
   tuning: PoolTuning;
   settings: EventSettings;
   logger: Logger;
+  /** Where webhook delivery registers its metrics, when they are recorded. */
+  metrics?: Registry;
   /** Tests only: how often the pruner looks for expired events (one minute). */
   pruneIntervalMs?: number;
 }
@@ -22,12 +27,15 @@ export interface ChangeEventsOptions {
 export class ChangeEvents {
   readonly log: EventLog;
   private readonly pruner: Pruner;
+  private readonly webhooks: WebhookDelivery | undefined;
   private started = false;
 
   constructor(readonly options: ChangeEventsOptions) {
     const db = new Database(options.pool, options.tuning.operationTimeoutMs, options.tuning.trustAnsweredWithinMs);
     this.log = new EventLog(db);
     this.pruner = new Pruner(db, this.log, options.settings.retentionSeconds, options.logger, options.pruneIntervalMs);
+    const { webhooks } = options.settings;
+    this.webhooks = webhooks && new WebhookDelivery(db, this.log, webhooks, options.logger, options.metrics ? webhookMetrics(options.metrics) : unobserved);
   }
 
   /** Once the schema (and so the outbox) exists. Idempotent. */
@@ -35,9 +43,10 @@ export class ChangeEvents {
     if (this.started) return;
     this.started = true;
     this.pruner.start();
+    this.webhooks?.start();
   }
 
   async stop(): Promise<void> {
-    await this.pruner.stop();
+    await Promise.all([this.pruner.stop(), this.webhooks?.stop()]);
   }
 }

@@ -40,6 +40,19 @@ export class Lease {
     return false;
   }
 
+  /**
+   * True while another process holds the lease: a read only, so that the processes waiting for it
+   * can ask often and cheaply, and try take() (a write) only once it is free. A failure counts as held.
+   */
+  async heldElsewhere(): Promise<boolean> {
+    try {
+      const [row] = await this.db.read<Array<{ holder: string }>>(eventSql.leaseHolder, [this.name]);
+      return row !== undefined && row.holder !== this.holder;
+    } catch {
+      return true;
+    }
+  }
+
   /** True while a renewal asked for less than two thirds of the lease's time ago succeeded. */
   held(): boolean {
     return performance.now() - this.renewedAt < (this.ttlSeconds * 1000 * 2) / 3;

@@ -1,0 +1,188 @@
+import { createHash } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { WebhookSettings } from '../../config/environment.js';
+import type { Database } from '../../db/database.js';
+import type { Logger } from '../../log/logger.js';
+import type { EventLog, StoredEvent } from '../event-log.js';
+import { Lease } from '../lease.js';
+import { EndpointRows } from './endpoint-rows.js';
+import { linkedAbort } from './linked-abort.js';
+import type { WebhookObserver } from './metrics.js';
+import type { PostResult } from './post.js';
+import { retryDue, type RetryDeps } from './retries.js';
+import { Sender } from './sender.js';
+import { Slots } from './slots.js';
+import { Dispatcher, LostEndpoint, type DispatchDeps } from './dispatcher.js';
+
+/** A killed holder's lease runs out this soon, and another process takes over. */
+const LEASE_SECONDS = 15;
+/** The holder renews this often: held() (two thirds of the lease) survives two failed renewals. */
+const RENEW_MS = 3000;
+/** How often the holder checks that it still surely holds the lease, and stops delivering if not. */
+const GUARD_MS = 500;
+/** Processes waiting for the lease look this often (give or take a third, so they spread out). */
+const LEASE_POLL_MS = 1500;
+/** The holder looks for retries due this often while none are. */
+const RETRY_POLL_MS = 1000;
+/** How often the holder looks for deliveries left waiting behind nothing (a safety net; none are expected). */
+const STRANDED_CHECK_MS = 60_000;
+/** Deliveries left waiting behind nothing made due at a time. */
+const STRANDED_BATCH = 200;
+
+const STOPPED: PostResult = { kind: 'stopped' };
+
+export interface EndpointOptions {
+  db: Database;
+  log: EventLog;
+  url: string;
+  settings: WebhookSettings;
+  logger: Logger;
+  observer: WebhookObserver;
+  /** Who holds the lease when this worker does (see WebhookDelivery). */
+  holder: string;
+}
+
+/** The key of an endpoint in webhook_endpoints and webhook_deliveries: the SHA-256 of its URL. */
+export function endpointKey(url: string): string {
+  return createHash('sha256').update(url).digest('hex');
+}
+
+/**
+ * Delivery to one endpoint, from whichever process holds its lease (`webhook:<key>`): every
+ * worker of every instance runs one of these per endpoint, and all but one wait. The holder runs
+ * two loops side by side, sharing WEBHOOK_CONCURRENCY: new events from the outbox
+ * (dispatcher.ts), and the pending deliveries as they fall due (retries.ts). It stops
+ * delivering as soon as it is not sure to hold the lease any more; on stop() it gives it up.
+ */
+export class EndpointWorker {
+  private readonly lease: Lease;
+  private readonly rows: EndpointRows;
+  private readonly sender: Sender;
+  private readonly slots: Slots;
+  private readonly stopping = new AbortController();
+  private running: Promise<void> | undefined;
+  /** The URL as logs show it: without its query, which may carry a token. */
+  private readonly shown: string;
+
+  constructor(private readonly options: EndpointOptions) {
+    const { db, url, settings } = options;
+    const key = endpointKey(url);
+    this.lease = new Lease(db, `webhook:${key}`, LEASE_SECONDS, options.holder);
+    this.rows = new EndpointRows(db, key, url);
+    this.sender = new Sender(url, settings.secret, settings.timeoutSeconds * 1000, options.observer);
+    this.slots = new Slots(settings.concurrency);
+    const parsed = new URL(url);
+    this.shown = `${parsed.origin}${parsed.pathname}`;
+  }
+
+  start(): void {
+    this.running ??= this.run();
+  }
+
+  /** Stops delivering (requests in flight are cut: they are sent again later), commits what was settled, gives the lease up. */
+  async stop(): Promise<void> {
+    this.stopping.abort();
+    await this.running;
+  }
+
+  private async run(): Promise<void> {
+    const stop = this.stopping.signal;
+    while (!stop.aborted) {
+      if (!(await this.lease.heldElsewhere()) && (await this.lease.take())) await this.hold();
+      await pause(LEASE_POLL_MS * (2 / 3 + (2 / 3) * Math.random()), stop);
+    }
+  }
+
+  /** Delivers while the lease is surely held and nothing failed. */
+  private async hold(): Promise<void> {
+    const { controller, dispose } = linkedAbort(this.stopping.signal);
+    let renewing: Promise<void> | undefined;
+    let renewedAt = performance.now();
+    const guard = setInterval(() => {
+      if (!this.lease.held()) controller.abort();
+      else if (renewing === undefined && performance.now() - renewedAt >= RENEW_MS) {
+        renewedAt = performance.now();
+        renewing = this.lease.take().then((ok) => {
+          if (!ok) controller.abort();
+          renewing = undefined;
+        });
+      }
+    }, GUARD_MS);
+    let failure: unknown;
+    const fail = (error: unknown): void => {
+      failure ??= error;
+      controller.abort();
+    };
+    const send = this.guardedSend(controller);
+    try {
+      await Promise.all([this.dispatch(send, controller.signal).catch(fail), this.retry(send, controller.signal).catch(fail)]);
+    } finally {
+      clearInterval(guard);
+      dispose();
+      await renewing;
+    }
+    if (failure instanceof LostEndpoint) this.options.logger.info('webhook endpoint left to another process', { endpoint: this.shown, reason: failure.message });
+    else if (failure !== undefined) this.options.logger.warn('webhook delivery interrupted, resuming shortly', { endpoint: this.shown, reason: (failure as Error).message });
+    if (this.stopping.signal.aborted) await this.lease.release();
+  }
+
+  /** An attempt in one of the endpoint's slots, made only while the lease is surely held. */
+  private guardedSend(controller: AbortController): DispatchDeps['send'] {
+    return (event: StoredEvent, stop: AbortSignal) =>
+      this.slots.run(async () => {
+        if (this.lease.held()) return this.sender.send(event, stop);
+        controller.abort();
+        return STOPPED;
+      });
+  }
+
+  private async dispatch(send: DispatchDeps['send'], stop: AbortSignal): Promise<void> {
+    const deps: DispatchDeps = { log: this.options.log, rows: this.rows, send, retryForSeconds: this.options.settings.retryForSeconds, held: () => this.lease.held() };
+    const through = await this.rows.open();
+    // Which process delivers to an endpoint, and since when: one line per take-over.
+    this.options.logger.info('delivering to webhook endpoint', { endpoint: this.shown, fromEventId: through + 1 });
+    await this.warnIfPruned(through);
+    await new Dispatcher(deps, through).run(stop);
+  }
+
+  private async retry(send: RetryDeps['send'], stop: AbortSignal): Promise<void> {
+    const deps: RetryDeps = {
+      rows: this.rows,
+      send,
+      retryForSeconds: this.options.settings.retryForSeconds,
+      gaveUp: (due, error) => {
+        this.options.observer.gaveUp();
+        this.options.logger.warn('webhook delivery failed, giving up', {
+          endpoint: this.shown,
+          eventId: due.eventId,
+          attempts: due.attempts + 1,
+          lastError: error,
+          retryForSeconds: this.options.settings.retryForSeconds,
+        });
+      },
+    };
+    let checkedAt = -Infinity;
+    while (!stop.aborted) {
+      if (performance.now() - checkedAt >= STRANDED_CHECK_MS) {
+        checkedAt = performance.now();
+        const woken = await this.rows.wakeStranded(STRANDED_BATCH);
+        if (woken > 0) this.options.logger.warn('webhook deliveries found waiting behind nothing, made due', { endpoint: this.shown, count: woken });
+      }
+      // A full batch means more may be due: the next is asked for at once.
+      if ((await retryDue(deps, this.options.settings.concurrency, stop)) === 0) await pause(RETRY_POLL_MS, stop);
+    }
+  }
+
+  /** Events pruned (EVENTS_RETENTION) before they were queued for this endpoint are lost to it: said once per take-over. */
+  private async warnIfPruned(through: number): Promise<void> {
+    const pruned = await this.options.log.prunedThrough();
+    if (pruned > through) {
+      this.options.logger.warn('events were pruned before delivery to a webhook endpoint', { endpoint: this.shown, fromId: through + 1, throughId: pruned });
+    }
+  }
+}
+
+/** Resolves after `ms`, or at once when `stop` fires. */
+async function pause(ms: number, stop: AbortSignal): Promise<void> {
+  await sleep(ms, undefined, { signal: stop }).catch(() => {});
+}

@@ -1,0 +1,16 @@
+import { createHmac } from 'node:crypto';
+
+/** The id a receiver sees for an event (`webhook-id`): the same on every attempt, so it can drop repeats. */
+export function webhookId(eventId: number): string {
+  return `evt_${eventId}`;
+}
+
+/**
+ * The Standard Webhooks headers of one attempt: its id, the attempt's time in unix seconds, and
+ * `v1,` followed by the base64 HMAC-SHA256 of `${id}.${timestamp}.${body}` under the secret's key.
+ */
+export function signedHeaders(key: Buffer, id: string, body: string, nowMs = Date.now()): Record<string, string> {
+  const timestamp = String(Math.floor(nowMs / 1000));
+  const signature = createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest('base64');
+  return { 'webhook-id': id, 'webhook-timestamp': timestamp, 'webhook-signature': `v1,${signature}` };
+}
