@@ -19,9 +19,7 @@ import { defaultTuning, type PoolTuning } from './db/pool-tuning.js';
 import { SchemaSetup } from './startup/schema-setup.js';
 import { registerIndexRoute } from './docs/index-route.js';
 import { registerDocsRoutes } from './docs/routes.js';
-import { ChangeEvents } from './events/change-events.js';
-import type { StreamLimits } from './events/stream/event-stream.js';
-import { registerEventStream } from './events/stream/route.js';
+import { ChangeEvents, type ChangeEventsOptions } from './events/change-events.js';
 import { registerHealthRoutes } from './health/routes.js';
 import { clientAddressOf } from './http/client-address.js';
 import type { Handler } from './http/context.js';
@@ -79,7 +77,7 @@ export interface AppOptions {
   /** Tests only: how often expired events are looked for (one minute). */
   eventsPruneIntervalMs?: number;
   /** Tests only: the event stream's intervals and bounds (src/events/stream/event-streams.ts has the defaults). */
-  eventStream?: Partial<StreamLimits>;
+  eventStream?: ChangeEventsOptions['streamLimits'];
 }
 
 export interface Integrity {
@@ -139,6 +137,7 @@ export function createApp(options: AppOptions): App {
       logger,
       ...(metrics ? { metrics: metrics.registry } : {}),
       ...(options.eventsPruneIntervalMs === undefined ? {} : { pruneIntervalMs: options.eventsPruneIntervalMs }),
+      ...(options.eventStream ? { streamLimits: options.eventStream } : {}),
     });
   const readMetrics = async (): Promise<Snapshot> => {
     if (!metrics) return [];
@@ -166,7 +165,7 @@ export function createApp(options: AppOptions): App {
     validate: userValidation(options.integrity?.validateEmail ?? false),
     access,
   });
-  const eventStreams = events && registerEventStream(router, { log: events.log, logger, access, byPassword, limits: options.eventStream });
+  events?.serveStream(router, access, byPassword);
   registerHealthRoutes(router, { stopping: () => leaving, answers: async () => schemaReady && (await store.answers()) });
   const metricsOnApiPort = options.metrics?.onApiPort === true;
   registerIndexRoute(router);
@@ -220,7 +219,7 @@ export function createApp(options: AppOptions): App {
       leaving = true;
       schemaSetup.stop();
       http.startDraining();
-      eventStreams?.close();
+      events?.endStreams();
       const force = setTimeout(() => http.server.closeAllConnections(), drainMs);
       await new Promise<void>((resolve) => {
         if (!http.server.listening) return resolve();

@@ -4,8 +4,15 @@ import { Database } from '../db/database.js';
 import type { PoolTuning } from '../db/pool-tuning.js';
 import type { Logger } from '../log/logger.js';
 import type { Registry } from '../metrics/registry.js';
+import type { Handler } from '../http/context.js';
+import type { Router } from '../http/router.js';
+import type { UserAccess } from '../users/http/access.js';
+import type { PasswordGate } from '../users/http/password-gate.js';
 import { EventLog } from './event-log.js';
 import { Pruner } from './pruner.js';
+import type { StreamLimits } from './stream/event-stream.js';
+import type { EventStreams } from './stream/event-streams.js';
+import { registerEventStream } from './stream/route.js';
 import { unobserved, webhookMetrics } from './webhooks/metrics.js';
 import { WebhookDelivery } from './webhooks/webhook-delivery.js';
 
@@ -18,6 +25,8 @@ export interface ChangeEventsOptions {
   metrics?: Registry;
   /** Tests only: how often the pruner looks for expired events (one minute). */
   pruneIntervalMs?: number;
+  /** Tests only: the stream's intervals and bounds (stream/event-streams.ts has the defaults). */
+  streamLimits?: Partial<StreamLimits>;
 }
 
 /**
@@ -28,6 +37,7 @@ export class ChangeEvents {
   readonly log: EventLog;
   private readonly pruner: Pruner;
   private readonly webhooks: WebhookDelivery | undefined;
+  private streams: EventStreams | undefined;
   private started = false;
 
   constructor(readonly options: ChangeEventsOptions) {
@@ -36,6 +46,17 @@ export class ChangeEvents {
     this.pruner = new Pruner(db, this.log, options.settings.retentionSeconds, options.logger, options.pruneIntervalMs);
     const { webhooks } = options.settings;
     this.webhooks = webhooks && new WebhookDelivery(db, this.log, webhooks, options.logger, options.metrics ? webhookMetrics(options.metrics) : unobserved);
+  }
+
+  /** `GET /api/users/events`, let in exactly as the list is. */
+  serveStream(router: Router<Handler>, access: UserAccess, byPassword: PasswordGate): void {
+    const { logger, streamLimits } = this.options;
+    this.streams = registerEventStream(router, { log: this.log, logger, access, byPassword, ...(streamLimits ? { limits: streamLimits } : {}) });
+  }
+
+  /** Ends the open streams at once, so that a shutdown does not wait for them. */
+  endStreams(): void {
+    this.streams?.close();
   }
 
   /** Once the schema (and so the outbox) exists. Idempotent. */
