@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { startService, TEST_PASSWORD, type RunningService } from '../helpers/service.js';
-import { browserWaitMs, launchChromium, skipReason, watchPage, type PageWatch } from './chromium.js';
-import { startSecondOrigin, type SecondOrigin } from './second-origin.js';
+import { browserWaitMs, skipReason, watchPage, type PageWatch } from './chromium.js';
+import { openCrossOriginPage, type CrossOriginPage, type SecondOrigin } from './second-origin.js';
 
 interface PageResponse {
   status: number;
@@ -19,19 +19,13 @@ describe('a web app on another origin calls every endpoint with fetch()', { skip
   let page: Page;
   let watch: PageWatch;
 
+  let session: CrossOriginPage | undefined;
+
   before(async () => {
-    [service, app, browser] = await Promise.all([startService('xorigin'), startSecondOrigin(), launchChromium()]);
-    page = await browser.newPage();
-    watch = watchPage(page);
-    await page.goto(app.origin + '/');
+    session = await openCrossOriginPage(startService('xorigin'));
+    ({ service, app, browser, page, watch } = session);
   });
-  after(async () => {
-    try {
-      await browser?.close();
-    } finally {
-      await Promise.all([app?.close(), service?.close()]);
-    }
-  });
+  after(() => session?.close());
 
   /** fetch() run by the second origin's page, as its own scripts would. */
   const fetchFromApp = (method: string, path: string, json?: unknown): Promise<PageResponse> =>

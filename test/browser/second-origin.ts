@@ -1,5 +1,8 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Browser, Page } from 'playwright-core';
+import type { RunningService } from '../helpers/service.js';
+import { launchChromium, watchPage, type PageWatch } from './chromium.js';
 
 export interface SecondOrigin {
   /** `http://127.0.0.1:<port>`: a different origin from the service's (the port differs). */
@@ -37,5 +40,36 @@ export async function startSecondOrigin(): Promise<SecondOrigin> {
         server.close((error) => (error ? reject(error) : resolve()));
         server.closeAllConnections();
       }),
+  };
+}
+
+/** The service, a second origin and Chromium, with the second origin's page open and watched. */
+export interface CrossOriginPage {
+  service: RunningService;
+  app: SecondOrigin;
+  browser: Browser;
+  page: Page;
+  watch: PageWatch;
+  close(): Promise<void>;
+}
+
+export async function openCrossOriginPage(starting: Promise<RunningService>): Promise<CrossOriginPage> {
+  const [service, app, browser] = await Promise.all([starting, startSecondOrigin(), launchChromium()]);
+  const page = await browser.newPage();
+  const watch = watchPage(page);
+  await page.goto(app.origin + '/');
+  return {
+    service,
+    app,
+    browser,
+    page,
+    watch,
+    async close() {
+      try {
+        await browser.close();
+      } finally {
+        await Promise.all([app.close(), service.close()]);
+      }
+    },
   };
 }

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
-import { browserWaitMs, launchChromium, skipReason, watchPage, type PageWatch } from '../browser/chromium.js';
-import { startSecondOrigin, type SecondOrigin } from '../browser/second-origin.js';
+import type { Page } from 'playwright-core';
+import { browserWaitMs, skipReason, type PageWatch } from '../browser/chromium.js';
+import { openCrossOriginPage, type CrossOriginPage } from '../browser/second-origin.js';
 import { portOf, request } from '../helpers/http.js';
 import { startService, TEST_PASSWORD, type RunningService } from '../helpers/service.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
@@ -33,28 +33,16 @@ interface PageGlobals {
 
 describe('EventSource on a page of another origin', { skip: skipReason }, () => {
   let service: RunningService;
-  let app: SecondOrigin;
-  let browser: Browser;
   let page: Page;
   let watch: PageWatch;
 
+  let session: CrossOriginPage | undefined;
+
   before(async () => {
-    [service, app, browser] = await Promise.all([
-      startService('stream_browser', { events: { retentionSeconds: 86_400, webhooks: undefined }, eventStream: { pollMs: 50 } }),
-      startSecondOrigin(),
-      launchChromium(),
-    ]);
-    page = await browser.newPage();
-    watch = watchPage(page);
-    await page.goto(app.origin + '/');
+    session = await openCrossOriginPage(startService('stream_browser', { events: { retentionSeconds: 86_400, webhooks: undefined }, eventStream: { pollMs: 50 } }));
+    ({ service, page, watch } = session);
   });
-  after(async () => {
-    try {
-      await browser?.close();
-    } finally {
-      await Promise.all([app?.close(), service?.close()]);
-    }
-  });
+  after(() => session?.close());
 
   /** Opens an EventSource on `url` in the page, collecting user.created events in `window.received`; resolves once it is open. */
   const openSource = (url: string): Promise<void> =>

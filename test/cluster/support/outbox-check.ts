@@ -1,17 +1,9 @@
 import type { GaleraNode } from '../../helpers/galera/galera-node.js';
 import { isSuccess, type SentChange } from './event-load.js';
+import type { StoredEvent } from '../../../src/events/event-log.js';
 
-/** A row of user_events as a node holds it; times to the second, as users.created_at stores them. */
-export interface EventRow {
-  id: number;
-  type: string;
-  user_id: number;
-  name: string | null;
-  email: string | null;
-  created_at: string | null;
-  request_id: string | null;
-  occurred_at: string;
-}
+/** A row of user_events as a node holds it, in the service's own shape (created_at read to the second, as users stores it). */
+export type EventRow = StoredEvent;
 
 interface UserRow {
   id: number;
