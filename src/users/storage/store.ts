@@ -30,7 +30,7 @@ export class UserStore {
   constructor(pool: ConnectionSource, tuning: PoolTuning = defaultTuning, observer?: StoreObserver, recordEvents = false) {
     this.db = new Database(pool, tuning.operationTimeoutMs, tuning.trustAnsweredWithinMs);
     const writes = recordEvents ? new RecordedWrites(this.db) : new PlainWrites(this.db);
-    this.records = new UserRecords(this.db, writes, tuning, observer);
+    this.records = new UserRecords(this.db, writes, recordEvents ? recordedTuning(tuning) : tuning, observer);
     this.list = new UserList(this.db, tuning, observer);
     this.emails = new EmailLookups(this.db, tuning, observer);
   }
@@ -100,4 +100,13 @@ export class UserStore {
 
 function withRequest<T extends object>(change: T, requestId: string | undefined): T & { requestId?: string } {
   return requestId === undefined ? change : { ...change, requestId };
+}
+
+/**
+ * With events, a batch is a transaction of several round trips whose last part (event ids to
+ * commit) is serialized across the whole service: a second batch of each kind in flight overlaps
+ * its first part with the first batch's last.
+ */
+function recordedTuning(tuning: PoolTuning): PoolTuning {
+  return { ...tuning, writeBatchesInFlight: Math.max(tuning.writeBatchesInFlight, 2) };
 }
