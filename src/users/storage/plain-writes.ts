@@ -7,6 +7,8 @@ import type { NewUser, UserUpdate, UserWrites } from './user-writes.js';
 
 /** Each change one statement, committed on its own: no events are recorded (EVENTS off, the default). */
 export class PlainWrites implements UserWrites {
+  readonly recordsEachChange = false;
+
   constructor(private readonly db: Database) {}
 
   async createAll(users: readonly NewUser[], deadline: Deadline): Promise<number[]> {

@@ -16,6 +16,8 @@ type WrittenType = 'user.created' | 'user.updated';
  * user (or not every user of a batch) is rolled back, and records nothing.
  */
 export class RecordedWrites implements UserWrites {
+  readonly recordsEachChange = true;
+
   constructor(private readonly db: Database) {}
 
   createAll(users: readonly NewUser[], deadline: Deadline): Promise<number[]> {

@@ -17,6 +17,11 @@ export interface UserUpdate extends NewUser {
  * Each throws the server's refusal (a value too long, an email already taken) as it comes.
  */
 export interface UserWrites {
+  /**
+   * True when every change is recorded as an event of its own: two changes of one user in a batch
+   * are then two writes; without events the latest of them alone is written, as if they ran in order.
+   */
+  readonly recordsEachChange: boolean;
   /** One statement stores every user or none; their ids in the order given (MariaDB's INSERT ... RETURNING). */
   createAll(users: readonly NewUser[], deadline: Deadline): Promise<number[]>;
   createOne(user: NewUser, deadline: Deadline): Promise<number>;
