@@ -4,6 +4,7 @@ import type { GuessingLimits, RateLimitSettings } from '../config/environment.js
 import type { Logger } from '../log/logger.js';
 import type { BlockedPush, CountAnswer, CountAsk, CountResult, Incoming } from './messages.js';
 import { WindowCounter } from './window-counter.js';
+import { tellWorker } from '../ipc/tell-worker.js';
 
 const GO_ON: CountResult = [0, 0];
 
@@ -35,7 +36,7 @@ export function serveCounters(guessing: GuessingLimits, rateLimit: RateLimitSett
   cluster.on('message', (worker: Worker, message: Incoming) => {
     if (message?.type === 'limits:hello') {
       const blocked = attempts.blocked();
-      if (blocked.length > 0 && worker.isConnected()) worker.send({ type: 'limits:blocked', blocked } satisfies BlockedPush);
+      if (blocked.length > 0) tellWorker(worker, { type: 'limits:blocked', blocked } satisfies BlockedPush);
       return;
     }
     if (message?.type !== 'limits:ask' || typeof message.id !== 'number' || !Array.isArray(message.calls)) return;
@@ -45,9 +46,9 @@ export function serveCounters(guessing: GuessingLimits, rateLimit: RateLimitSett
     // Every worker hears of a block before the asker gets the answer that caused it.
     if (newlyBlocked.length > 0) {
       for (const other of Object.values(cluster.workers ?? {})) {
-        if (other?.isConnected()) other.send({ type: 'limits:blocked', blocked: newlyBlocked } satisfies BlockedPush);
+        if (other) tellWorker(other, { type: 'limits:blocked', blocked: newlyBlocked } satisfies BlockedPush);
       }
     }
-    if (worker.isConnected()) worker.send({ type: 'limits:answer', id: message.id, results } satisfies CountAnswer);
+    tellWorker(worker, { type: 'limits:answer', id: message.id, results } satisfies CountAnswer);
   });
 }

@@ -1,6 +1,7 @@
 import cluster, { type Worker } from 'node:cluster';
 import type { Registry, Snapshot } from './registry.js';
 import { WorkerFigures } from './worker-figures.js';
+import { tellWorker } from '../ipc/tell-worker.js';
 
 /**
  * Metrics across node:cluster workers. The primary keeps every worker's latest snapshot, refreshed
@@ -75,7 +76,7 @@ export function serveWorkers(): void {
     } else if (message?.type === 'metrics:collect?' && typeof message.id === 'number') {
       const { id } = message;
       void collectFromWorkers().then((snapshot) => {
-        if (worker.isConnected()) worker.send({ type: 'metrics:collected', id, snapshot } satisfies SnapshotAnswer);
+        tellWorker(worker, { type: 'metrics:collected', id, snapshot } satisfies SnapshotAnswer);
       });
     }
   });

@@ -11,6 +11,7 @@ import { startMetricsServer, type MetricsServer } from '../metrics/server.js';
 import { stopWhenDatabaseDies } from './database-watch.js';
 import { openDatabaseOrFail, SHUTDOWN_DRAIN_MS, warnGeneratedPassword, warnIgnoredAuthSettings } from './instance.js';
 import { isMessage, schemaReadyMessage, schemaWantedMessage, skipShutdownDelayMessage } from './messages.js';
+import { tellWorker } from '../ipc/tell-worker.js';
 import { RestartBackoff } from './restart-backoff.js';
 
 /** Past the delay and the drain, workers still running are killed: they had their 10 s and then some. */
@@ -86,7 +87,7 @@ export async function runPrimary(config: Config, logger: Logger): Promise<void> 
     const worker = cluster.fork(workerEnv);
     startedAt.set(worker, performance.now());
     worker.on('message', (message) => {
-      if (schemaReady && isMessage(message, schemaWantedMessage)) worker.send(schemaReadyMessage);
+      if (schemaReady && isMessage(message, schemaWantedMessage)) tellWorker(worker, schemaReadyMessage);
     });
   };
   const running = (): Worker[] => Object.values(cluster.workers ?? {}).filter((worker): worker is Worker => worker !== undefined);
@@ -121,7 +122,7 @@ export async function runPrimary(config: Config, logger: Logger): Promise<void> 
   void schemaSetup.run().then(async (ready) => {
     if (!ready) return;
     schemaReady = true;
-    for (const worker of running()) if (worker.isConnected()) worker.send(schemaReadyMessage);
+    for (const worker of running()) tellWorker(worker, schemaReadyMessage);
     const needed = connectionsPerInstance(config.workers, config.poolSize, config.db.servers.length);
     const max = await maxConnections(opened.db);
     if (max !== undefined && needed > max / 2) {
@@ -148,7 +149,7 @@ export async function runPrimary(config: Config, logger: Logger): Promise<void> 
   /** Every worker drains now, without waiting out the rest of SHUTDOWN_DELAY_S. */
   const skipDelay = (): void => {
     delaySkipped = true;
-    for (const worker of running()) if (worker.isConnected()) worker.send(skipShutdownDelayMessage);
+    for (const worker of running()) tellWorker(worker, skipShutdownDelayMessage);
     killStragglersIn(SHUTDOWN_DRAIN_MS + STRAGGLER_GRACE_MS);
   };
   const stop = (signal: NodeJS.Signals, code = 0): void => {
