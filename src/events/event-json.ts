@@ -16,5 +16,14 @@ export function eventJson(event: StoredEvent): string {
 
 /** `YYYY-MM-DD HH:MM:SS.ffffff` (UTC) as ISO 8601 with milliseconds. */
 export function isoTime(mysqlUtc: string): string {
-  return `${mysqlUtc.slice(0, 10)}T${mysqlUtc.slice(11, 19)}.${(mysqlUtc.slice(20, 23) || '000').padEnd(3, '0')}Z`;
+  const time = withMilliseconds(mysqlUtc);
+  return `${time.slice(0, 10)}T${time.slice(11)}Z`;
+}
+
+/**
+ * `YYYY-MM-DD HH:MM:SS.fff`, from a TIMESTAMP(3) or (6) as mysql2 gives it with dateStrings: the
+ * server's binary protocol leaves the fraction out when it is zero, one time in a thousand.
+ */
+export function withMilliseconds(mysqlUtc: string): string {
+  return `${mysqlUtc.slice(0, 19)}.${mysqlUtc.slice(20, 23).padEnd(3, '0')}`;
 }

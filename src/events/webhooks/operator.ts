@@ -2,6 +2,7 @@ import { padded } from '../../db/batcher.js';
 import type { Database } from '../../db/database.js';
 import { webhookSql } from '../../db/event-statements.js';
 import { isNoSuchTable } from '../../db/mysql-errors.js';
+import { withMilliseconds } from '../event-json.js';
 
 /** A delivery marked failed, as `npm run webhooks -- failed` lists it. */
 export interface FailedDelivery {
@@ -35,7 +36,7 @@ export class WebhookOperator {
       for (let after = 0; ; ) {
         const rows = await this.read<FailedRow[]>(webhookSql.failedPage, [endpoint, after, PAGE]);
         for (const row of rows) {
-          each({ url, eventId: Number(row.event_id), type: row.type, userId: row.user_id, attempts: row.attempts, lastError: row.last_error, queuedAt: row.queued_at });
+          each({ url, eventId: Number(row.event_id), type: row.type, userId: row.user_id, attempts: row.attempts, lastError: row.last_error, queuedAt: withMilliseconds(row.queued_at) });
         }
         count += rows.length;
         if (rows.length < PAGE) break;
