@@ -79,15 +79,27 @@ export async function runThroughput(options: BenchOptions): Promise<void> {
       progress(`${name}: db-direct${runLabel(run, options.repeat)}`);
       await db.resetUsers(scenario.tableRows, next);
       dbDirectRuns.push(await measureDbDirect(db.config, scenario, options));
-      if (baselineService) {
+      const measureBaseline = async (): Promise<void> => {
+        if (!baselineService) return;
         progress(`${name}: baseline${runLabel(run, options.repeat)}`);
         await db.resetUsers(scenario.tableRows, next);
         baselineRuns.push(await measureHttp(baselineService.baseUrl, baselineService.pid, scenario, password, options));
+      };
+      const measureService = async (): Promise<void> => {
+        progress(`${name}: service${runLabel(run, options.repeat)}`);
+        await db.resetUsers(scenario.tableRows, next);
+        const measured = measureHttp(service.baseUrl, service.pid, scenario, password, options);
+        serviceRuns.push(options.metrics ? await scrapeWhile(service.baseUrl, measured) : await measured);
+      };
+      // Each side goes first every other round: the database's background work after a write run
+      // (purge, page flushing) then weighs on both sides alike rather than always on the second.
+      if (run % 2 === 1) {
+        await measureBaseline();
+        await measureService();
+      } else {
+        await measureService();
+        await measureBaseline();
       }
-      progress(`${name}: service${runLabel(run, options.repeat)}`);
-      await db.resetUsers(scenario.tableRows, next);
-      const measured = measureHttp(service.baseUrl, service.pid, scenario, password, options);
-      serviceRuns.push(options.metrics ? await scrapeWhile(service.baseUrl, measured) : await measured);
     }
     const served = medianRun(serviceRuns);
     const dbDirect = medianRun(dbDirectRuns);
