@@ -41,12 +41,12 @@ export class UserStore {
 
   /** The new user's id. `requestId` names the request in the change's event. */
   create(name: string, email: string, requestId?: string): Promise<number> {
-    return this.records.create(withRequest({ name, email }, requestId));
+    return this.records.create({ name, email, requestId });
   }
 
   /** False when no user has the id. */
   update(id: number, name: string, email: string, requestId?: string): Promise<boolean> {
-    return this.records.update(withRequest({ id, name, email }, requestId));
+    return this.records.update({ id, name, email, requestId });
   }
 
   /** False when no user has the id. */
@@ -96,10 +96,6 @@ export class UserStore {
       () => false,
     );
   }
-}
-
-function withRequest<T extends object>(change: T, requestId: string | undefined): T & { requestId?: string } {
-  return requestId === undefined ? change : { ...change, requestId };
 }
 
 /**
