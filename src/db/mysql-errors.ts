@@ -57,8 +57,8 @@ const ACCESS_DENIED_ERRNOS = new Set([
 
 /** True when the server refused the login itself: DB_USER and DB_PASSWORD, not the network, are what to check. */
 export function isAccessDenied(error: unknown): boolean {
-  const errno = (causeOf(error) as { errno?: unknown } | null)?.errno;
-  return typeof errno === 'number' && ACCESS_DENIED_ERRNOS.has(errno);
+  const errno = errnoOf(error);
+  return errno !== undefined && ACCESS_DENIED_ERRNOS.has(errno);
 }
 
 const ER_PARSE_ERROR = 1064;
@@ -67,7 +67,7 @@ const ER_NO_SUCH_TABLE = 1146;
 
 /** True when the server did not understand the statement (e.g. RETURNING on a server without it). */
 export function isSyntaxError(error: unknown): boolean {
-  return (causeOf(error) as { errno?: unknown } | null)?.errno === ER_PARSE_ERROR;
+  return errnoOf(error) === ER_PARSE_ERROR;
 }
 
 /**
@@ -75,12 +75,18 @@ export function isSyntaxError(error: unknown): boolean {
  * Final, not rolled back: running it again would meet the same row.
  */
 export function isDuplicateKey(error: unknown): boolean {
-  return (causeOf(error) as { errno?: unknown } | null)?.errno === ER_DUP_ENTRY;
+  return errnoOf(error) === ER_DUP_ENTRY;
 }
 
 /** True when a table the statement names does not exist (the event tables before EVENTS was ever on). */
 export function isNoSuchTable(error: unknown): boolean {
-  return (causeOf(error) as { errno?: unknown } | null)?.errno === ER_NO_SUCH_TABLE;
+  return errnoOf(error) === ER_NO_SUCH_TABLE;
+}
+
+/** The server's error number of the failure (or of the failure it wraps), if it has one. */
+function errnoOf(error: unknown): number | undefined {
+  const errno = (causeOf(error) as { errno?: unknown } | null)?.errno;
+  return typeof errno === 'number' ? errno : undefined;
 }
 
 /** mysql2's pool says its own wait queue is full only through this message. */
