@@ -49,33 +49,26 @@ export class RecordedWrites implements UserWrites {
   }
 
   updateOne(user: UserUpdate, deadline: Deadline): Promise<boolean> {
-    return this.changed(deadline, async (run) => {
-      if ((await run(sql.updateUser, [user.name, user.email, user.id])).affectedRows === 0) return false;
-      await recordWritten(run, 'user.updated', [user]);
-      return true;
-    });
+    return this.ifFound(deadline, sql.updateUser, [user.name, user.email, user.id], (run) => recordWritten(run, 'user.updated', [user]));
   }
 
   remove(id: number, requestId: string | undefined, deadline: Deadline): Promise<boolean> {
-    return this.changed(deadline, async (run) => {
-      if ((await run(sql.deleteUser, [id])).affectedRows === 0) return false;
-      await recordDeleted(run, id, requestId);
-      return true;
-    });
+    return this.ifFound(deadline, sql.deleteUser, [id], (run) => recordDeleted(run, id, requestId));
   }
 
   updateIfTag(user: UserUpdate, hash: string, deadline: Deadline): Promise<boolean> {
-    return this.changed(deadline, async (run) => {
-      if ((await run(sql.updateUserIfTag, [user.name, user.email, user.id, hash])).affectedRows === 0) return false;
-      await recordWritten(run, 'user.updated', [user]);
-      return true;
-    });
+    return this.ifFound(deadline, sql.updateUserIfTag, [user.name, user.email, user.id, hash], (run) => recordWritten(run, 'user.updated', [user]));
   }
 
   removeIfTag(id: number, hash: string, requestId: string | undefined, deadline: Deadline): Promise<boolean> {
+    return this.ifFound(deadline, sql.deleteUserIfTag, [id, hash], (run) => recordDeleted(run, id, requestId));
+  }
+
+  /** One user's change and its event, committed only when the statement found the user. */
+  private ifFound(deadline: Deadline, statement: string, values: unknown[], record: (run: StatementRunner) => Promise<void>): Promise<boolean> {
     return this.changed(deadline, async (run) => {
-      if ((await run(sql.deleteUserIfTag, [id, hash])).affectedRows === 0) return false;
-      await recordDeleted(run, id, requestId);
+      if ((await run(statement, values)).affectedRows === 0) return false;
+      await record(run);
       return true;
     });
   }
