@@ -33,4 +33,4 @@ HEALTHCHECK --interval=10s --timeout=3s --start-period=10s --retries=3 \
 # than Docker's default 10 s before SIGKILL, so run the image with `docker run --stop-timeout 30`
 # (docker-compose.yml sets stop_grace_period: 30s).
 STOPSIGNAL SIGTERM
-CMD ["node", "dist/src/main.js"]
+CMD ["node", "dist/src/commands/start.js"]

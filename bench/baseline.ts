@@ -23,8 +23,9 @@ export function prepareBaseline(ref: string): Baseline {
   const commit = git(['rev-parse', '--verify', '--quiet', `${ref}^{commit}`]);
   if (!commit) throw new Error(`--baseline: "${ref}" names no commit of this repository`);
   const tree = join(projectRoot, 'bench', 'results', 'baseline', commit.slice(0, 12));
-  const entry = join(tree, 'build', 'src', 'main.js');
-  if (existsSync(entry)) return { ref, commit, entry };
+  const built = () => entryOf(join(tree, 'build', 'src'));
+  const ready = built();
+  if (ready) return { ref, commit, entry: ready };
 
   rmSync(tree, { recursive: true, force: true });
   mkdirSync(tree, { recursive: true });
@@ -40,8 +41,14 @@ export function prepareBaseline(ref: string): Baseline {
     encoding: 'utf8',
     timeout: BUILD_TIMEOUT_MS,
   });
-  if (!existsSync(entry)) throw new Error(`--baseline: compiling ${ref} (${commit.slice(0, 12)}) produced no build/src/main.js`);
+  const entry = built();
+  if (!entry) throw new Error(`--baseline: compiling ${ref} (${commit.slice(0, 12)}) produced no entry point (build/src/commands/start.js or build/src/main.js)`);
   return { ref, commit, entry };
+}
+
+/** The compiled `npm start` entry: src/commands/start.ts, or src/main.ts in commits before the commands had a folder. */
+function entryOf(compiledSrc: string): string | undefined {
+  return [join(compiledSrc, 'commands', 'start.js'), join(compiledSrc, 'main.js')].find((file) => existsSync(file));
 }
 
 /** Its output, or '' when it failed. */

@@ -111,7 +111,7 @@ export async function runOnlineIndex(options: BenchOptions): Promise<void> {
 /** Runs the entry point of `npm run db:migrate` (compiled, with --runner build) against the benchmark's database. */
 async function migrate(db: DbConfig): Promise<void> {
   const env = { ...process.env, DB_HOST: serverName(db), DB_USER: db.user, DB_PASSWORD: db.password, DB_NAME: db.database, LOG_FORMAT: 'json' };
-  const child = startChild(process.execPath, [...nodeArgsFor('src/db-migrate.ts'), '--embedded-by-default'], ['ignore', 'pipe', 'pipe'], env);
+  const child = startChild(process.execPath, [...nodeArgsFor('src/commands/db-migrate.ts'), '--embedded-by-default'], ['ignore', 'pipe', 'pipe'], env);
   await outputOnSuccess(child, 3_600_000, 'db:migrate');
 }
 

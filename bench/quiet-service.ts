@@ -1,5 +1,5 @@
 /**
- * The service exactly as src/main.ts starts it, but with a logger that drops every line: run with
+ * The service exactly as src/commands/start.ts starts it, but with a logger that drops every line: run with
  * `--service-log off` to see what per-request logging costs.
  */
 import { createApp } from '../src/app.js';

@@ -6,7 +6,7 @@ import { projectRoot } from '../src/paths.js';
 /**
  * How the measured processes (service, ceilings) run. `build` compiles src/ and bench/ with tsc
  * into bench/results/build and runs them with plain `node`, as the production image runs
- * `node dist/src/main.js`; under `tsx` every process also carries tsx's loader thread (about 30 MB
+ * `node dist/src/commands/start.js`; under `tsx` every process also carries tsx's loader thread (about 30 MB
  * of RSS) and its start-up transpiling.
  */
 export type Runner = 'build' | 'tsx';
@@ -26,7 +26,7 @@ export function prepareRunner(chosen: Runner): void {
     });
     // tsc still emits on type errors; a half-edited file elsewhere in the tree should not stop a benchmark.
     if (result.status !== 0) process.stderr.write(`[bench] tsc reported problems:\n${result.stdout}${result.stderr}`);
-    if (!existsSync(join(buildRoot, 'src', 'main.js'))) throw new Error('tsc produced no bench/results/build/src/main.js');
+    if (!existsSync(join(buildRoot, 'src', 'commands', 'start.js'))) throw new Error('tsc produced no bench/results/build/src/commands/start.js');
   }
   runner = chosen;
 }

@@ -17,7 +17,7 @@ export interface RunningService {
 }
 
 /**
- * Starts the real service (src/main.ts) in its own process on a free port against `db` (one
+ * Starts the real service (src/commands/start.ts) in its own process on a free port against `db` (one
  * server or several, listed in DB_HOST), with `workers` worker processes. Its
  * per-request log goes to /dev/null by default, so a slow reader can never be the bottleneck.
  * With `profile`, Node writes a .cpuprofile of the whole run into bench/results/profiles/.
@@ -51,7 +51,7 @@ export async function startService(
   const nodeArgs = profile ? ['--cpu-prof', '--cpu-prof-dir', join(projectRoot, 'bench', 'results', 'profiles')] : [];
   const child = entry
     ? startChild(process.execPath, [...nodeArgs, entry], stdio, env)
-    : startTsChild(log === 'off' ? 'bench/quiet-service.ts' : 'src/main.ts', stdio, env, nodeArgs);
+    : startTsChild(log === 'off' ? 'bench/quiet-service.ts' : 'src/commands/start.ts', stdio, env, nodeArgs);
   if (devNull !== undefined) closeSync(devNull);
   child.stdout?.resume();
   let stderr = '';

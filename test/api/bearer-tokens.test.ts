@@ -400,7 +400,7 @@ describe('npm run key:new', () => {
   for (const [rule, args, says] of refusals) {
     test(`${rule} -> exit 1, why on stderr, no key printed`, async () => {
       // The script npm runs, run directly: npm itself was shown above and costs a second each time.
-      const failed = await runScript('src/key-new.ts', {}, 20_000, { args });
+      const failed = await runScript('src/commands/key-new.ts', {}, 20_000, { args });
       assert.equal(failed.code, 1);
       assert.match(failed.stderr, says);
       assert.ok(!failed.stdout.includes('usk_'));

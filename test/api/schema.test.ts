@@ -120,11 +120,11 @@ describe('the service creates its schema on start', () => {
   });
 });
 
-describe('npm run db:init (src/db-init.ts)', () => {
+describe('npm run db:init (src/commands/db-init.ts)', () => {
   test('creates and seeds the configured database; a second run leaves the data as it is', async () => {
     const db = await createTestDatabase('dbinit');
     try {
-      const first = await runScript('src/db-init.ts', dbEnv(db.config));
+      const first = await runScript('src/commands/db-init.ts', dbEnv(db.config));
       assert.equal(first.code, 0, first.stderr);
       assert.match(first.stdout, /Created/);
       assert.deepEqual(await db.users(), seeded);
@@ -132,7 +132,7 @@ describe('npm run db:init (src/db-init.ts)', () => {
       await db.query('DELETE FROM users WHERE id > 2');
       await db.query("UPDATE users SET name = 'Kept' WHERE id = 1");
       const before = await tableSnapshot(db);
-      const second = await runScript('src/db-init.ts', dbEnv(db.config));
+      const second = await runScript('src/commands/db-init.ts', dbEnv(db.config));
       assert.equal(second.code, 0, second.stderr);
       assert.match(second.stdout, /already exists/);
       assert.deepEqual(await tableSnapshot(db), before);
@@ -142,7 +142,7 @@ describe('npm run db:init (src/db-init.ts)', () => {
   });
 
   test('an invalid DB_NAME -> non-zero exit with a message naming DB_NAME', async () => {
-    const result = await runScript('src/db-init.ts', { ...dbEnv(testDbConfig('x')), DB_NAME: 'no-dashes; allowed' });
+    const result = await runScript('src/commands/db-init.ts', { ...dbEnv(testDbConfig('x')), DB_NAME: 'no-dashes; allowed' });
     assert.notEqual(result.code, 0);
     assert.match(result.stderr, /DB_NAME/);
   });

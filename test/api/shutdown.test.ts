@@ -46,7 +46,7 @@ function connectionFailure(port: number): Promise<string> {
   );
 }
 
-describe('graceful shutdown of src/main.ts', () => {
+describe('graceful shutdown of src/commands/start.ts', () => {
   test('SIGTERM during a request: the request completes, new connections are refused, the process exits 0', async () => {
     const service = new ServiceProcess({ ...dbEnv(db.config), PORT: '0', HOST: '127.0.0.1', ACCESS_PASSWORD: PASSWORD });
     const connection = { current: undefined as RawConnection | undefined };
@@ -122,7 +122,7 @@ describe('an invalid configuration stops the start with one line naming the vari
   for (const { variable, value } of rows) {
     test(`${variable}=${value} -> exit non-zero, one line on stderr naming ${variable}`, async () => {
       const env = { ...dbEnv(testDbConfig('usvc_never_used')), PORT: '0', ACCESS_PASSWORD: PASSWORD, [variable]: value };
-      const result = await runScript('src/main.ts', env);
+      const result = await runScript('src/commands/start.ts', env);
       assert.notEqual(result.code, 0);
       const lines = result.stderr.trimEnd().split('\n');
       assert.equal(lines.length, 1, `one line: ${result.stderr}`);

@@ -34,7 +34,7 @@ test('the runtime image installs production dependencies without peers (no @type
 });
 
 test('the image runs the compiled entry and says how long a stop may take', () => {
-  assert.match(dockerfile, /^CMD \["node", "dist\/src\/main\.js"\]$/m);
+  assert.match(dockerfile, /^CMD \["node", "dist\/src\/commands\/start\.js"\]$/m);
   assert.match(dockerfile, /^STOPSIGNAL SIGTERM$/m);
   assert.match(dockerfile, /--stop-timeout 30/);
 });

@@ -165,7 +165,7 @@ describe('npm run start:prod: the compiled entry, without tsx', () => {
     // The script itself, in a folder without dist/.
     const bare = spawnSync('sh', ['-c', packageJson.scripts['start:prod']!], { cwd: projectFile('test'), encoding: 'utf8' });
     assert.equal(bare.status, 1);
-    assert.equal(bare.stderr, 'dist/src/main.js is missing: run npm run build first\n');
+    assert.equal(bare.stderr, 'dist/src/commands/start.js is missing: run npm run build first\n');
   });
 });
 

@@ -15,7 +15,7 @@ const { workDir, dataDir } = embeddedWorkDir('usvc-backup-embedded-');
 
 /** `npm start` in workDir with no DB_HOST: the embedded database in ./data/mysql. */
 async function startService(t: { after(fn: () => Promise<unknown>): void }): Promise<{ service: ServiceProcess; baseUrl: string }> {
-  const service = new ServiceProcess({ PORT: '0', HOST: '127.0.0.1', ACCESS_PASSWORD: PASSWORD }, 'src/main.ts', { cwd: workDir, args: ['--embedded-by-default'] });
+  const service = new ServiceProcess({ PORT: '0', HOST: '127.0.0.1', ACCESS_PASSWORD: PASSWORD }, 'src/commands/start.ts', { cwd: workDir, args: ['--embedded-by-default'] });
   t.after(() => service.stop());
   const baseUrl = `http://127.0.0.1:${await service.port()}`;
   await pollUntil('/readyz 200', async () => ((await request(baseUrl, 'GET', '/readyz')).status === 200 ? true : undefined), { timeoutMs: 60_000 });
@@ -39,7 +39,7 @@ describe('db:backup and db:restore on the embedded database', { skip: clientTool
   test('backed up while the service runs, through its socket, to backups/<database>-<UTC time>.sql (0600)', async (t) => {
     const { service, baseUrl } = await startService(t);
     assert.equal((await request(baseUrl, 'POST', '/api/users', { json: { name: 'Kept', email: 'kept@example.com' } })).status, 201);
-    const result = await command('src/db-backup.ts', []);
+    const result = await command('src/commands/db-backup.ts', []);
     assert.equal(result.code, 0, result.stderr);
     assert.match(result.stdout, /^Backed up restapi on embedded: \.\/data\/mysql \(running\) to backups\/restapi-\d{8}T\d{6}Z\.sql/);
     const files = readdirSync(join(workDir, 'backups'));
@@ -54,7 +54,7 @@ describe('db:backup and db:restore on the embedded database', { skip: clientTool
   });
 
   test('restored while the service is stopped: the server is started for it and stopped afterwards; the next start has the backup\'s users', async (t) => {
-    const result = await command('src/db-restore.ts', [dump]);
+    const result = await command('src/commands/db-restore.ts', [dump]);
     assert.equal(result.code, 0, result.stderr);
     assert.match(result.stdout, /^Restoring .* into restapi on embedded: \.\/data\/mysql: this replaces the users table's rows/);
     assert.match(result.stdout, /holds the dump's 11 users/);
@@ -67,7 +67,7 @@ describe('db:backup and db:restore on the embedded database', { skip: clientTool
   });
 
   test('backed up while the service is stopped: the server is started for it and stopped afterwards', async () => {
-    const result = await command('src/db-backup.ts', ['--out', 'stopped.sql']);
+    const result = await command('src/commands/db-backup.ts', ['--out', 'stopped.sql']);
     assert.equal(result.code, 0, result.stderr);
     assert.match(result.stdout, /^Backed up restapi on embedded: \.\/data\/mysql to stopped\.sql/);
     assert.equal(statSync(join(workDir, 'stopped.sql')).mode & 0o777, 0o600);
@@ -79,7 +79,7 @@ describe('db:backup and db:restore on the embedded database', { skip: clientTool
     const kept = (await request(baseUrl, 'GET', `/api/users?pwd=${PASSWORD}`)).json as Array<{ id: number; name: string }>;
     const id = kept.find((user) => user.name === 'Kept')!.id;
     assert.equal((await request(baseUrl, 'DELETE', `/api/users/${id}`)).status, 200);
-    const result = await command('src/db-restore.ts', ['stopped.sql']);
+    const result = await command('src/commands/db-restore.ts', ['stopped.sql']);
     assert.equal(result.code, 0, result.stderr);
     assert.match(result.stdout, /into restapi on embedded: \.\/data\/mysql \(running\)/);
     assert.equal((await request(baseUrl, 'GET', `/api/users/${id}`)).status, 200);
@@ -88,7 +88,7 @@ describe('db:backup and db:restore on the embedded database', { skip: clientTool
   });
 
   test('a backup before the embedded database was ever started says there is nothing to back up, and starts nothing', async () => {
-    const result = await runScript('src/db-backup.ts', { DB_EMBEDDED_DIR: join(workDir, 'never-started') }, 30_000, {
+    const result = await runScript('src/commands/db-backup.ts', { DB_EMBEDDED_DIR: join(workDir, 'never-started') }, 30_000, {
       cwd: workDir,
       args: ['--embedded-by-default'],
     });

@@ -16,7 +16,7 @@ async function startService(t: { after(fn: () => Promise<unknown>): void }): Pro
   const began = Date.now();
   const service = new ServiceProcess(
     { PORT: '0', HOST: '127.0.0.1', ACCESS_PASSWORD: PASSWORD },
-    'src/main.ts',
+    'src/commands/start.ts',
     { cwd: workDir, args: ['--embedded-by-default'] },
   );
   t.after(() => service.stop());
@@ -75,14 +75,14 @@ describe('DB_HOST unset under npm start: the embedded database', { concurrency: 
   });
 
   test('npm run db:init works on the embedded database and stops it afterwards', async () => {
-    const result = await runScript('src/db-init.ts', {}, 60_000, { cwd: workDir, args: ['--embedded-by-default'] });
+    const result = await runScript('src/commands/db-init.ts', {}, 60_000, { cwd: workDir, args: ['--embedded-by-default'] });
     assert.equal(result.code, 0, result.stderr);
     assert.match(result.stdout, /already exists on embedded: \.\/data\/mysql/);
     assert.deepEqual(serversOn(dataDir), []);
   });
 
   test('a DB_EMBEDDED_BIN that names no executable stops the start with one readable line and a non-zero exit', async () => {
-    const result = await runScript('src/main.ts', { PORT: '0', DB_HOST: 'embedded', DB_EMBEDDED_BIN: join(workDir, 'no-such-mariadbd') }, 20_000, {
+    const result = await runScript('src/commands/start.ts', { PORT: '0', DB_HOST: 'embedded', DB_EMBEDDED_BIN: join(workDir, 'no-such-mariadbd') }, 20_000, {
       cwd: workDir,
     });
     assert.equal(result.code, 1);
@@ -96,7 +96,7 @@ describe('DB_HOST unset under npm start: the embedded database', { concurrency: 
     const dataDir = join(workDir, 'someone-elses');
     mkdirSync(dataDir);
     chownSync(dataDir, 65534, 65534);
-    const result = await runScript('src/main.ts', { PORT: '0', DB_HOST: 'embedded', DB_EMBEDDED_DIR: dataDir }, 20_000, { cwd: workDir });
+    const result = await runScript('src/commands/start.ts', { PORT: '0', DB_HOST: 'embedded', DB_EMBEDDED_DIR: dataDir }, 20_000, { cwd: workDir });
     assert.equal(result.code, 1);
     assert.equal(result.stderr.trim().split('\n').length, 1, result.stderr);
     assert.match(result.stderr, /^The embedded database \(DB_HOST=embedded\) cannot start: The data directory .* belongs to uid 65534/);

@@ -20,7 +20,7 @@ interface Started {
 async function startService(t: { after(fn: () => Promise<unknown>): void }): Promise<Started> {
   const service = new ServiceProcess(
     { PORT: '0', HOST: '127.0.0.1', ACCESS_PASSWORD: PASSWORD, WORKERS: '2' },
-    'src/main.ts',
+    'src/commands/start.ts',
     { cwd: workDir, args: ['--embedded-by-default'] },
   );
   t.after(() => service.stop());

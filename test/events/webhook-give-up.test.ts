@@ -7,7 +7,7 @@ import { startService, type RunningService } from '../helpers/service.js';
 import { Receiver } from './support/receiver.js';
 import { createUser, endpointRegistered, renameUser, storedEvents, webhookEvents } from './support/webhooks.js';
 
-const WEBHOOKS = 'src/webhooks.ts';
+const WEBHOOKS = 'src/commands/webhooks.ts';
 
 interface DeliveryRow {
   event_id: number;

@@ -5,12 +5,12 @@ import { dbEnv, spawnScript, type Exit, type ScriptOptions } from './run-script.
 import { TEST_PASSWORD } from './service.js';
 
 /**
- * The service run as production runs it, `node --import tsx src/main.ts`, in a child process: for
+ * The service run as production runs it, `node --import tsx src/commands/start.ts`, in a child process: for
  * tests of what only a whole process shows (signals, exit codes, WORKERS=N, the embedded database).
  * In-process services on port 0 are in service.ts; scripts run to their end in run-script.ts.
  */
 
-/** `node --import tsx src/main.ts` (or another script) as a child, with its stdout split into log lines as they come. */
+/** `node --import tsx src/commands/start.ts` (or another script) as a child, with its stdout split into log lines as they come. */
 export class ServiceProcess {
   readonly lines: string[] = [];
   stderr = '';
@@ -18,7 +18,7 @@ export class ServiceProcess {
   private readonly child: ChildProcess;
   private readonly waiters = new Set<() => void>();
 
-  constructor(vars: Record<string, string>, script = 'src/main.ts', options: ScriptOptions = {}) {
+  constructor(vars: Record<string, string>, script = 'src/commands/start.ts', options: ScriptOptions = {}) {
     this.child = spawnScript(script, vars, options);
     let partial = '';
     this.child.stdout!.on('data', (chunk: Buffer) => {

@@ -5,7 +5,7 @@ import type { DbConfig } from '../../src/config/environment.js';
 import { projectRoot } from '../../src/paths.js';
 
 /**
- * A script of the project (`src/db-init.ts`, a fixture, ...) as a child process, and the environment
+ * A script of the project (`src/commands/db-init.ts`, a fixture, ...) as a child process, and the environment
  * it gets; runScript runs one to its end. The long-running service is child-service.ts's ServiceProcess.
  */
 
@@ -57,7 +57,7 @@ export function spawnScript(script: string, vars: Record<string, string>, option
   });
 }
 
-/** Runs a TypeScript entry point of the project (`src/db-init.ts`, ...) to the end. */
+/** Runs a TypeScript entry point of the project (`src/commands/db-init.ts`, ...) to the end. */
 export function runScript(
   script: string,
   vars: Record<string, string>,

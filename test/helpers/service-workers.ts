@@ -8,7 +8,7 @@ export function workerPids(primaryPid: number): number[] {
   const ps = spawnSync('ps', ['--ppid', String(primaryPid), '-o', 'pid=,args='], { encoding: 'utf8' });
   return ps.stdout
     .split('\n')
-    .filter((line) => line.includes('src/main.ts'))
+    .filter((line) => line.includes('src/commands/start.ts'))
     .map((line) => Number(line.trim().split(/\s+/)[0]));
 }
 

@@ -5,9 +5,9 @@ import { createTestDatabase, testServer } from '../helpers/database.js';
 import { dbEnv, runScript } from '../helpers/run-script.js';
 import { allUsers, createOldSchema, migrationRecords, MIGRATION_INDEXES, userIndexes } from './support/schema-state.js';
 
-const MIGRATE = 'src/db-migrate.ts';
+const MIGRATE = 'src/commands/db-migrate.ts';
 
-describe('npm run db:migrate (src/db-migrate.ts)', () => {
+describe('npm run db:migrate (src/commands/db-migrate.ts)', () => {
   test('applies each pending migration, printing each with its duration and then what it did; a second run finds nothing pending', async () => {
     const db = await createTestDatabase('mig_cli');
     try {

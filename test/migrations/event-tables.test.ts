@@ -4,7 +4,7 @@ import { createTestDatabase } from '../helpers/database.js';
 import { dbEnv, runScript } from '../helpers/run-script.js';
 import { migrationRecords } from './support/schema-state.js';
 
-const MIGRATE = 'src/db-migrate.ts';
+const MIGRATE = 'src/commands/db-migrate.ts';
 const EVENT_TABLES = ['event_leases', 'event_sequence', 'user_events', 'webhook_deliveries', 'webhook_endpoints'];
 
 const tables = async (db: Awaited<ReturnType<typeof createTestDatabase>>) =>

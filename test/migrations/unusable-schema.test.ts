@@ -118,7 +118,7 @@ describe('a schema the service cannot use stops the start', () => {
     } finally {
       await server.stop();
     }
-    const child = new ServiceProcess({ PORT: '0', HOST: '127.0.0.1', ACCESS_PASSWORD: TEST_PASSWORD }, 'src/main.ts', { cwd: workDir, args: ['--embedded-by-default'] });
+    const child = new ServiceProcess({ PORT: '0', HOST: '127.0.0.1', ACCESS_PASSWORD: TEST_PASSWORD }, 'src/commands/start.ts', { cwd: workDir, args: ['--embedded-by-default'] });
     try {
       await child.logEntry('listening', 60_000);
       const { code } = await child.exited;

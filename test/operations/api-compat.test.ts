@@ -95,7 +95,7 @@ for (const mode of modes) {
 
 describe('API_COMPAT with an unknown value', () => {
   test('stops the start with a one-line message naming the variable', async () => {
-    const result = await runScript('src/main.ts', { API_COMPAT: 'flask', PORT: '0', HOST: '127.0.0.1', DB_HOST: '127.0.0.1' });
+    const result = await runScript('src/commands/start.ts', { API_COMPAT: 'flask', PORT: '0', HOST: '127.0.0.1', DB_HOST: '127.0.0.1' });
     assert.equal(result.code, 1);
     const message = result.stderr.trim();
     assert.ok(!message.includes('\n'), message);

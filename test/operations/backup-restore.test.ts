@@ -21,9 +21,9 @@ const dir = mkdtempSync(join(tmpdir(), 'usvc-backup-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
 const backup = (db: TestDatabase, args: string[], vars: Record<string, string> = {}) =>
-  runScript('src/db-backup.ts', { ...dbEnv(db.config), ...vars }, 120_000, { cwd: dir, args: ['--embedded-by-default', ...args] });
+  runScript('src/commands/db-backup.ts', { ...dbEnv(db.config), ...vars }, 120_000, { cwd: dir, args: ['--embedded-by-default', ...args] });
 const restore = (db: TestDatabase, args: string[]) =>
-  runScript('src/db-restore.ts', dbEnv(db.config), 120_000, { cwd: dir, args: ['--embedded-by-default', ...args] });
+  runScript('src/commands/db-restore.ts', dbEnv(db.config), 120_000, { cwd: dir, args: ['--embedded-by-default', ...args] });
 
 const allRows = (db: TestDatabase): Promise<Row[]> => db.query('SELECT id, name, email, created_at FROM users ORDER BY id');
 
@@ -122,7 +122,7 @@ describe('db:backup and db:restore refuse what they cannot do, without leaving a
   let db: TestDatabase;
   before(async () => {
     db = await createTestDatabase('backup_refusals');
-    const init = await runScript('src/db-init.ts', dbEnv(db.config));
+    const init = await runScript('src/commands/db-init.ts', dbEnv(db.config));
     assert.equal(init.code, 0, init.stderr);
   });
   after(() => db?.drop());
@@ -154,7 +154,7 @@ describe('db:backup and db:restore refuse what they cannot do, without leaving a
   for (const [rule, args, message] of refusals) {
     test(`db:restore with ${rule} -> exit 1, one line saying so, nothing changed`, async () => {
       const before = await db.users();
-      const result = await runScript('src/db-restore.ts', dbEnv(db.config), 30_000, { args: ['--embedded-by-default', ...args] });
+      const result = await runScript('src/commands/db-restore.ts', dbEnv(db.config), 30_000, { args: ['--embedded-by-default', ...args] });
       assert.equal(result.code, 1);
       assert.match(result.stderr, message);
       assert.equal(result.stderr.trim().split('\n').length, 1, result.stderr);

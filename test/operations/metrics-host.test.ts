@@ -70,7 +70,7 @@ describe('METRICS_HOST: where METRICS_PORT listens', () => {
   });
 
   test('METRICS_HOST that is not an IP address: exit non-zero before anything starts, one line naming METRICS_HOST', async () => {
-    const result = await runScript('src/main.ts', { ...dbEnv(db.config), PORT: '0', METRICS: 'on', METRICS_PORT: '0', METRICS_HOST: 'metrics.internal' });
+    const result = await runScript('src/commands/start.ts', { ...dbEnv(db.config), PORT: '0', METRICS: 'on', METRICS_PORT: '0', METRICS_HOST: 'metrics.internal' });
     assert.notEqual(result.code, 0);
     const lines = result.stderr.trimEnd().split('\n');
     assert.equal(lines.length, 1, `one line: ${result.stderr}`);

@@ -160,7 +160,7 @@ describe('METRICS_PORT: /metrics on a port of its own', () => {
   });
 });
 
-describe('the service started as in production (src/main.ts) with METRICS=on and METRICS_PORT', () => {
+describe('the service started as in production (src/commands/start.ts) with METRICS=on and METRICS_PORT', () => {
   test('logs the metrics port, serves /metrics there and 404 on the API port', async () => {
     const child = new ServiceProcess({
       ...dbEnv(service.db.config),

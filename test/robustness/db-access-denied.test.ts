@@ -45,7 +45,7 @@ describe('a wrong DB_PASSWORD is reported as refused credentials, not as an unre
   });
 
   test('npm run db:init says the same in its one line', async () => {
-    const result = await runScript('src/db-init.ts', withWrongPassword());
+    const result = await runScript('src/commands/db-init.ts', withWrongPassword());
     assert.equal(result.code, 1);
     assert.equal(result.stderr.trim().split('\n').length, 1, result.stderr);
     assert.match(result.stderr, new RegExp(`^db:init failed: the database refused the credentials \\(check DB_USER and DB_PASSWORD\\): Access denied for user '${user}'`));

@@ -7,7 +7,7 @@ import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { pollUntil } from '../helpers/poll-until.js';
 import { lockUsersTable, sessionsWaitingForLock, type TableLock } from './helpers/db-sessions.js';
 
-/** SHUTDOWN_DRAIN_MS in src/main.ts: in-flight requests get this long before they are cut. */
+/** SHUTDOWN_DRAIN_MS in src/commands/start.ts: in-flight requests get this long before they are cut. */
 const DRAIN_DEADLINE_MS = 10_000;
 /** As many creates and reads as reach the database as separate statements, the rest would wait in the service's queue. */
 const CREATES_IN_FLIGHT = defaultTuning.writeBatchesInFlight;

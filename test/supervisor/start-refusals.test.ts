@@ -25,7 +25,7 @@ after(() => new Promise((resolve) => taken.close(resolve)));
 
 /** `npm start`'s entry in workDir: the embedded database unless DB_HOST says otherwise. */
 function start(vars: Record<string, string>) {
-  return runScript('src/main.ts', { PORT: '0', HOST: '127.0.0.1', ACCESS_PASSWORD: 'refusals', ...vars }, 20_000, {
+  return runScript('src/commands/start.ts', { PORT: '0', HOST: '127.0.0.1', ACCESS_PASSWORD: 'refusals', ...vars }, 20_000, {
     cwd: workDir,
     args: ['--embedded-by-default'],
   });

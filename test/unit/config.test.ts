@@ -229,8 +229,8 @@ describe('loadConfig: the embedded database', () => {
 
   test('npm start (--embedded-by-default) with DB_HOST unset -> embedded; the compiled entry keeps the spec default db', () => {
     assert.deepEqual(loadConfig({}, entryDefaults(['node', 'main.ts', '--embedded-by-default'])).db.servers, [{ host: 'embedded', port: 3306 }]);
-    assert.deepEqual(loadConfig({}, entryDefaults(['node', 'dist/src/main.js'])).db.servers, [{ host: 'db', port: 3306 }]);
-    assert.equal(loadConfig({}, entryDefaults(['node', 'dist/src/main.js'])).embedded, undefined);
+    assert.deepEqual(loadConfig({}, entryDefaults(['node', 'dist/src/commands/start.js'])).db.servers, [{ host: 'db', port: 3306 }]);
+    assert.equal(loadConfig({}, entryDefaults(['node', 'dist/src/commands/start.js'])).embedded, undefined);
   });
 
   test('an explicitly set DB_HOST is used as given, also under npm start', () => {

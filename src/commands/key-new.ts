@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
-import { apiKeyLine, isKeyName, NAME_RULE, parseScopes } from './auth/api-key-file.js';
-import { apiKeyDigest, newApiKey } from './auth/api-key.js';
-import { scopes } from './auth/scopes.js';
+import { apiKeyLine, isKeyName, NAME_RULE, parseScopes } from '../auth/api-key-file.js';
+import { apiKeyDigest, newApiKey } from '../auth/api-key.js';
+import { scopes } from '../auth/scopes.js';
 
 /**
  * `npm run key:new -- --scopes users:write --name ci`: a new API key, printed once, and separately

@@ -1,10 +1,10 @@
-import { entryDefaults, loadConfig } from './config/environment.js';
-import { createLogger } from './log/logger.js';
-import { planSchema } from './startup/migration-plan.js';
-import { latestVersion } from './startup/migrations.js';
-import { ensureSchema } from './startup/schema.js';
-import { reportCommandFailure } from './startup/command-failure.js';
-import { openServiceDatabase } from './startup/service-database.js';
+import { entryDefaults, loadConfig } from '../config/environment.js';
+import { createLogger } from '../log/logger.js';
+import { planSchema } from '../startup/migration-plan.js';
+import { latestVersion } from '../startup/migrations.js';
+import { ensureSchema } from '../startup/schema.js';
+import { reportCommandFailure } from '../startup/command-failure.js';
+import { openServiceDatabase } from '../startup/service-database.js';
 
 /**
  * `npm run db:migrate`: what the service does to the schema at start, now: the users table created

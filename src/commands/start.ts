@@ -1,9 +1,9 @@
 import cluster from 'node:cluster';
-import { ConfigError, entryDefaults, loadConfig, type Config } from './config/environment.js';
-import { createLogger } from './log/logger.js';
-import { listenProblem } from './startup/listen-check.js';
-import { failStart, runInstance } from './supervisor/instance.js';
-import { runPrimary } from './supervisor/primary.js';
+import { ConfigError, entryDefaults, loadConfig, type Config } from '../config/environment.js';
+import { createLogger } from '../log/logger.js';
+import { listenProblem } from '../startup/listen-check.js';
+import { failStart, runInstance } from '../supervisor/instance.js';
+import { runPrimary } from '../supervisor/primary.js';
 
 let config: Config;
 try {

@@ -1,13 +1,13 @@
 import { parseArgs } from 'node:util';
-import { openToolDatabase } from './backup/tool-database.js';
-import { entryDefaults, loadConfig, type DbConfig } from './config/environment.js';
-import { createConnectionSource } from './db/connect.js';
-import { Database } from './db/database.js';
-import { endPool } from './db/pool.js';
-import { defaultTuning } from './db/pool-tuning.js';
-import { causeOf, StorageError } from './errors/storage-error.js';
-import { WebhookOperator, WebhookToolError, type FailedDelivery } from './events/webhooks/operator.js';
-import { reportCommandFailure } from './startup/command-failure.js';
+import { openToolDatabase } from '../backup/tool-database.js';
+import { entryDefaults, loadConfig, type DbConfig } from '../config/environment.js';
+import { createConnectionSource } from '../db/connect.js';
+import { Database } from '../db/database.js';
+import { endPool } from '../db/pool.js';
+import { defaultTuning } from '../db/pool-tuning.js';
+import { causeOf, StorageError } from '../errors/storage-error.js';
+import { WebhookOperator, WebhookToolError, type FailedDelivery } from '../events/webhooks/operator.js';
+import { reportCommandFailure } from '../startup/command-failure.js';
 
 const USAGE = 'Usage: npm run webhooks -- failed | resend --all | resend <event id>...';
 

@@ -1,11 +1,11 @@
 import { closeSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { BackupError } from './backup/backup-error.js';
-import { findClientTools } from './backup/client-tools.js';
-import { loadDump, openDump } from './backup/restore.js';
-import { openToolDatabase } from './backup/tool-database.js';
-import { entryDefaults, loadConfig } from './config/environment.js';
-import { reportCommandFailure } from './startup/command-failure.js';
+import { BackupError } from '../backup/backup-error.js';
+import { findClientTools } from '../backup/client-tools.js';
+import { loadDump, openDump } from '../backup/restore.js';
+import { openToolDatabase } from '../backup/tool-database.js';
+import { entryDefaults, loadConfig } from '../config/environment.js';
+import { reportCommandFailure } from '../startup/command-failure.js';
 
 const USAGE = 'Usage: npm run db:restore -- FILE (a dump of npm run db:backup; it replaces the users table\'s rows)';
 

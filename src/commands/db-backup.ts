@@ -1,10 +1,10 @@
 import { parseArgs } from 'node:util';
-import { BackupError } from './backup/backup-error.js';
-import { findClientTools } from './backup/client-tools.js';
-import { defaultBackupFile, dumpDatabase } from './backup/dump.js';
-import { openToolDatabase } from './backup/tool-database.js';
-import { entryDefaults, loadConfig } from './config/environment.js';
-import { reportCommandFailure } from './startup/command-failure.js';
+import { BackupError } from '../backup/backup-error.js';
+import { findClientTools } from '../backup/client-tools.js';
+import { defaultBackupFile, dumpDatabase } from '../backup/dump.js';
+import { openToolDatabase } from '../backup/tool-database.js';
+import { entryDefaults, loadConfig } from '../config/environment.js';
+import { reportCommandFailure } from '../startup/command-failure.js';
 
 /**
  * `npm run db:backup [-- --out FILE]`: a consistent dump of the configured (or embedded) database,
