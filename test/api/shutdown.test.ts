@@ -52,7 +52,7 @@ describe('graceful shutdown of src/commands/start.ts', () => {
     const connection = { current: undefined as RawConnection | undefined };
     try {
       const port = await service.port();
-      await service.logEntry('users table created and seeded');
+      await service.logEntry('schema ready');
 
       const inFlight = await RawConnection.open(port);
       connection.current = inFlight;
@@ -91,7 +91,7 @@ describe('graceful shutdown of src/commands/start.ts', () => {
     const service = new ServiceProcess({ ...dbEnv(db.config), PORT: '0', HOST: '127.0.0.1' });
     try {
       const port = await service.port();
-      await service.logEntry('users table found');
+      await service.logEntry('schema ready');
       const generated = /Generated password for this run: (\S+)/.exec(service.stderr)?.[1];
       assert.ok(generated, `the password is printed: ${service.stderr}`);
       assert.match(service.stderr, /WARNING/);
