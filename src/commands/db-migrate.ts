@@ -1,4 +1,5 @@
 import { entryDefaults, loadConfig } from '../config/environment.js';
+import { dropOutputOnceReaderGone } from '../log/closed-stdout.js';
 import { createLogger } from '../log/logger.js';
 import { planSchema } from '../startup/migration-plan.js';
 import type { SchemaVersions } from '../startup/migrations.js';
@@ -10,10 +11,11 @@ import { openServiceDatabase } from '../startup/service-database.js';
  * `npm run db:migrate`: what the service does to the schema at start, now: the users table created
  * if missing, pending migrations applied (each logged with its duration), the unique email index as
  * UNIQUE_EMAIL says; then one line saying what was done, the version the database is at and the
- * one these settings need. `-- --dry-run` prints the statements that would run, as SQL, and
- * changes nothing.
+ * one these settings need. `-- --dry-run` prints the statements that would run, as SQL a client
+ * runs as printed (`| mariadb`), and changes nothing.
  */
 const dryRun = process.argv.includes('--dry-run');
+dropOutputOnceReaderGone();
 try {
   const config = loadConfig(process.env, entryDefaults());
   const database = await openServiceDatabase(config);

@@ -15,7 +15,7 @@ export interface PlannedStatement {
 }
 
 export interface SchemaPlan {
-  /** In order; empty when nothing would be done. */
+  /** In order; empty when nothing would be done. When not, they start with the database's creation if it is missing, and its USE. */
   statements: PlannedStatement[];
   /** The version the database is at now (before any of them), and what the settings need. */
   versions: SchemaVersions;
@@ -51,6 +51,8 @@ export function planSchema(db: DbConfig, uniqueEmail: boolean, events = false): 
       if (duplicated > 0) throw new UnusableSchemaError(duplicatesMessage(duplicated));
       plan.push({ why: 'UNIQUE_EMAIL=on', statement: sql.addUniqueEmail });
     }
+    // Run by a client as printed (`| mariadb`, which names no database), the statements must say where they apply.
+    if (plan.length > 0) plan.splice(databaseExists ? 0 : 1, 0, { why: 'every statement below applies to this database', statement: sql.useDatabase(db.database) });
     return { statements: plan, versions };
   });
 }

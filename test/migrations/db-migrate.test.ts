@@ -51,6 +51,7 @@ describe('npm run db:migrate (src/commands/db-migrate.ts)', () => {
       const result = await runScript(MIGRATE, { ...dbEnv(db.config), UNIQUE_EMAIL: 'on' }, 20_000, { args: ['--dry-run'] });
       assert.equal(result.code, 0, result.stderr);
       assert.match(result.stdout, /^-- Dry run, nothing changed; \S+ on \S+ has no schema version yet; these settings need version 3\. What would run:$/m);
+      assert.match(result.stdout, new RegExp(`^-- every statement below applies to this database\nUSE \`${db.config.database}\`;$`, 'm'));
       assert.match(result.stdout, /^CREATE TABLE IF NOT EXISTS schema_migrations .*;$/m);
       for (const index of ['users_email (email)', 'users_name (name)', 'users_created_at (created_at)']) {
         assert.match(result.stdout, new RegExp(`^ALTER TABLE users ADD INDEX IF NOT EXISTS ${index.replace(/[()]/g, '\\$&')}, ALGORITHM=INPLACE, LOCK=NONE;$`, 'm'));
