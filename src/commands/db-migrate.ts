@@ -5,20 +5,21 @@ import { planSchema } from '../startup/migration-plan.js';
 import type { SchemaVersions } from '../startup/migrations.js';
 import { ensureSchema } from '../startup/schema.js';
 import { reportCommandFailure } from '../startup/command-failure.js';
-import { openServiceDatabase } from '../startup/service-database.js';
+import { openCommandDatabase } from '../startup/service-database.js';
 
 /**
  * `npm run db:migrate`: what the service does to the schema at start, now: the users table created
  * if missing, pending migrations applied (each logged with its duration), the unique email index as
  * UNIQUE_EMAIL says; then one line saying what was done, the version the database is at and the
  * one these settings need. `-- --dry-run` prints the statements that would run, as SQL a client
- * runs as printed (`| mariadb`), and changes nothing.
+ * runs as printed (`| mariadb`), and changes nothing. With the embedded database it works through
+ * the running service's server when there is one.
  */
 const dryRun = process.argv.includes('--dry-run');
 dropOutputOnceReaderGone();
 try {
   const config = loadConfig(process.env, entryDefaults());
-  const database = await openServiceDatabase(config);
+  const database = await openCommandDatabase(config);
   const where = `${config.db.database} on ${database.shown}`;
   const events = config.events !== undefined;
   try {
