@@ -11,6 +11,7 @@ import { answerPrimary, askPrimary } from '../metrics/cluster.js';
 import { startMetricsServer, type MetricsServer } from '../metrics/server.js';
 import { SCHEMA_PENDING, startupFields } from '../startup/startup-line.js';
 import { stopWhenDatabaseDies } from './database-watch.js';
+import { logFinalLine } from './final-line.js';
 import { isMessage, schemaReadyMessage, schemaWantedMessage, skipShutdownDelayMessage } from './messages.js';
 import { ShutdownDelay } from './shutdown-delay.js';
 
@@ -89,7 +90,10 @@ export async function runInstance(config: Config, logger: Logger): Promise<void>
       .then(() => opening)
       .then((database) => database.stop(), () => {})
       .then(
-        () => process.exit(exitCode),
+        () => {
+          logFinalLine(logger, config, { worker, exitCode });
+          process.exit(exitCode);
+        },
         (error: unknown) => {
           logger.error('shutdown failed', error);
           process.exit(1);

@@ -47,7 +47,7 @@ function connectionFailure(port: number): Promise<string> {
 }
 
 describe('graceful shutdown of src/commands/start.ts', () => {
-  test('SIGTERM during a request: the request completes, new connections are refused, the process exits 0', async () => {
+  test('SIGTERM during a request: the request completes, new connections are refused, the process exits 0 after a last line saying so', async () => {
     const service = new ServiceProcess({ ...dbEnv(db.config), PORT: '0', HOST: '127.0.0.1', ACCESS_PASSWORD: PASSWORD });
     const connection = { current: undefined as RawConnection | undefined };
     try {
@@ -77,6 +77,9 @@ describe('graceful shutdown of src/commands/start.ts', () => {
 
       const exit = await exitWithin(service, 15_000);
       assert.deepEqual(exit, { code: 0, signal: null });
+      await service.logEntry('shutdown complete');
+      const stopLines = service.entries().map((entry) => entry.msg).filter((msg) => msg !== 'request');
+      assert.deepEqual(stopLines.slice(stopLines.indexOf('shutting down')), ['shutting down', 'draining', 'shutdown complete'], 'the last line says the shutdown finished');
       assert.deepEqual(
         await db.query('SELECT name FROM users WHERE email = ?', ['inflight@example.com']),
         [{ name: 'In flight' }],
