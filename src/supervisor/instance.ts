@@ -9,6 +9,7 @@ import { workerCounters } from '../limits/worker-counters.js';
 import type { Logger } from '../log/logger.js';
 import { answerPrimary, askPrimary } from '../metrics/cluster.js';
 import { startMetricsServer, type MetricsServer } from '../metrics/server.js';
+import { featureSummary } from '../startup/feature-summary.js';
 import { SCHEMA_PENDING, startupFields } from '../startup/startup-line.js';
 import { stopWhenDatabaseDies } from './database-watch.js';
 import { logFinalLine } from './final-line.js';
@@ -147,7 +148,7 @@ export async function runInstance(config: Config, logger: Logger): Promise<void>
   try {
     const address = await app.listen(config.port, config.host);
     // Listening before the schema is in place, so that probes answer meanwhile: said so, and 'schema ready' follows.
-    logger.info('listening', { schema: SCHEMA_PENDING, ...startupFields(address, database.shown, config.db.database) });
+    logger.info('listening', { schema: SCHEMA_PENDING, ...startupFields(address, database.shown, config.db.database), features: featureSummary(config) });
     if (!worker && config.metrics && config.metricsPort !== undefined) {
       const running = app;
       metricsServer = await startMetricsServer(() => running.readMetrics(), logger, config.metricsPort, config.metricsHost);
