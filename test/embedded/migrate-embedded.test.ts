@@ -19,7 +19,8 @@ describe('npm run db:migrate while npm start runs on the embedded database', { s
   test('works through the running server\'s socket, as db:backup does: the dry run, then the migrations EVENTS=on adds; the service keeps serving on its one server', async (t) => {
     const service = new ServiceProcess({ PORT: '0', HOST: '127.0.0.1', ACCESS_PASSWORD: PASSWORD }, 'src/commands/start.ts', { cwd: workDir, args: ['--embedded-by-default'] });
     t.after(() => service.stop());
-    const baseUrl = `http://127.0.0.1:${await service.port()}`;
+    // A first start initialises the data directory: slow on a busy machine.
+    const baseUrl = `http://127.0.0.1:${String((await service.logEntry('listening', 90_000)).port)}`;
     await pollUntil('/readyz 200', async () => ((await request(baseUrl, 'GET', '/readyz')).status === 200 ? true : undefined), { timeoutMs: 60_000 });
     const [base, withEvents] = [latestVersion({ events: false }), latestVersion({ events: true })];
     const where = String.raw`restapi on embedded: \./data/mysql \(running\)`;
