@@ -205,6 +205,43 @@ export const webhookSql = {
   ),
   /** The operator's tools (npm run webhooks): every endpoint ever seen. */
   endpoints: 'SELECT endpoint, url FROM webhook_endpoints ORDER BY url',
+  /**
+   * Every endpoint with its pending and failed deliveries counted, and whether a process delivers
+   * to it now (holds its lease, `webhook:<endpoint>`: see endpoint-worker.ts). For the gauges, the
+   * start-up check and the operator's tools; the counts read the (endpoint, state, ...) index.
+   */
+  endpointCounts:
+    "SELECT w.endpoint, w.url, COUNT(CASE WHEN d.state = 'pending' THEN 1 END) AS pending, COUNT(CASE WHEN d.state = 'failed' THEN 1 END) AS failed, " +
+    "EXISTS (SELECT 1 FROM event_leases l WHERE l.name = CONCAT('webhook:', w.endpoint) AND l.expires_at >= NOW(3)) AS delivered " +
+    'FROM webhook_endpoints w LEFT JOIN webhook_deliveries d ON d.endpoint = w.endpoint GROUP BY w.endpoint, w.url ORDER BY w.url',
+  /** Whether a process delivers to the endpoint now (holds its lease). Values: endpoint. */
+  endpointDelivered: "SELECT 1 FROM event_leases WHERE name = CONCAT('webhook:', ?) AND expires_at >= NOW(3)",
+  /**
+   * A page of an endpoint's pending deliveries after an event id: its event's type (null once
+   * pruned), attempts, last error, and when it is next tried, or the user's earlier pending
+   * delivery it waits behind (`behind`). Values: endpoint, after, limit.
+   */
+  pendingPage:
+    'SELECT d.event_id, e.type, d.user_id, d.attempts, d.last_error, d.next_attempt_at, ' +
+    'TIMESTAMPDIFF(SECOND, NOW(3), d.next_attempt_at) AS in_seconds, ' +
+    "(SELECT MAX(o.event_id) FROM webhook_deliveries o WHERE o.endpoint = d.endpoint AND o.user_id = d.user_id AND o.state = 'pending' AND o.event_id < d.event_id) AS behind " +
+    "FROM webhook_deliveries d LEFT JOIN user_events e ON e.id = d.event_id WHERE d.endpoint = ? AND d.state = 'pending' AND d.event_id > ? " +
+    'ORDER BY d.event_id LIMIT ?',
+  /** Up to `limit` of an endpoint's deliveries, pending or failed, removed. Values: endpoint, limit. */
+  dropDeliveries: 'DELETE FROM webhook_deliveries WHERE endpoint = ? LIMIT ?',
+  /** The endpoint forgotten: configured again, it starts at the last event recorded then. Values: endpoint. */
+  dropEndpoint: 'DELETE FROM webhook_endpoints WHERE endpoint = ?',
+  /** Deliveries of one endpoint (the second value) that the other (the first) already has, removed before a move. */
+  dropMovedTwice:
+    'DELETE s FROM webhook_deliveries s JOIN webhook_deliveries t ON t.endpoint = ? AND t.event_id = s.event_id WHERE s.endpoint = ?',
+  /**
+   * Up to `limit` of an endpoint's deliveries handed to another, pending anew (attempts reset, a new
+   * retry period), each waiting until its user's earlier ones went (webhookSql.stranded finds the
+   * first of each). Values: the new endpoint, the old one, limit.
+   */
+  moveDeliveries:
+    "UPDATE webhook_deliveries SET endpoint = ?, state = 'pending', attempts = 0, last_error = NULL, queued_at = NOW(3), " +
+    `next_attempt_at = ${WAITING} WHERE endpoint = ? ORDER BY event_id LIMIT ?`,
   /** A page of an endpoint's failed deliveries after an event id, with their events' types (null once pruned). Values: endpoint, after, limit. */
   failedPage:
     'SELECT d.event_id, e.type, d.user_id, d.attempts, d.last_error, d.queued_at FROM webhook_deliveries d ' +
