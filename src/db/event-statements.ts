@@ -82,14 +82,15 @@ export const eventSql = {
     `INSERT INTO event_sequence (id, last_id) VALUES (${SEQUENCE_ROW}, LAST_INSERT_ID(0)) ` +
     'ON DUPLICATE KEY UPDATE last_id = LAST_INSERT_ID(last_id)',
   /**
-   * Ids for `count` events by seq, only where none was given yet: its affected rows are those
-   * numbered. Values: (seq, id) per event, then the seqs.
+   * Ids for `count` events by seq, only where none was given yet, and the last id handed out moved
+   * on, in one statement: its affected rows are the events numbered and the sequence's row. Values:
+   * (seq, id) per event, the new last id, then the seqs.
    */
   number: memoized(
-    (count) => `UPDATE user_events SET id = CASE seq ${marks(count, 'WHEN ? THEN ?', ' ')} END WHERE id IS NULL AND seq IN (${marks(count, '?')})`,
+    (count) =>
+      `UPDATE user_events e JOIN event_sequence s ON s.id = ${SEQUENCE_ROW} SET e.id = CASE e.seq ${marks(count, 'WHEN ? THEN ?', ' ')} END, ` +
+      `s.last_id = ? WHERE e.id IS NULL AND e.seq IN (${marks(count, '?')})`,
   ),
-  /** Moves the last id handed out on, in the numbering transaction that locked it. */
-  setLastId: `UPDATE event_sequence SET last_id = ? WHERE id = ${SEQUENCE_ROW}`,
   /** Up to `limit` events after an id, oldest first. */
   eventsAfter: `SELECT ${EVENT_COLUMNS} FROM user_events WHERE id > ? ORDER BY id LIMIT ?`,
   /** The last id handed out; none before the first event. */

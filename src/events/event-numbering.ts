@@ -8,6 +8,8 @@ import type { Logger } from '../log/logger.js';
 const ROUND = 1024;
 /** How often committed events still without an id are looked for, besides after this process's own commits. */
 const SWEEP_MS = 1000;
+/** Under a steady flow of commits, rounds start at most this often: the commits between them share one. */
+const SPACING_MS = 5;
 
 /**
  * Gives committed events their ids (see event-statements.ts): each round is one transaction that
@@ -15,15 +17,19 @@ const SWEEP_MS = 1000;
  * numbers them on from it and moves it on. Rounds follow one another service-wide (the lock; on a
  * Galera cluster, certification), so ids follow the order events became readable.
  *
- * Every process with events on numbers: right after each of its own commits that recorded events
- * (asked while a round runs, one more round follows it), and once a second for what another
- * process committed and did not number (it died, or lost its database meanwhile). `numbered` is
- * told the last id after each round that numbered some.
+ * Every process with events on numbers: after each of its own commits that recorded events (at
+ * once when it has not numbered for SPACING_MS, else once that has passed: commits meanwhile share
+ * the round), and once a second for what another process committed and did not number (it died,
+ * or lost its database meanwhile). `numbered` is told the last id after each round that numbered some.
  */
 export class EventNumbering {
   private running: Promise<void> | undefined;
-  private again = false;
-  private timer: NodeJS.Timeout | undefined;
+  private waiting: NodeJS.Timeout | undefined;
+  private sweeper: NodeJS.Timeout | undefined;
+  /** A round is asked for; `known` when some events are known to wait (this process committed them). */
+  private asked = false;
+  private known = false;
+  private lastRoundEnded = -Infinity;
   private stopped = false;
   private failing = false;
 
@@ -38,37 +44,52 @@ export class EventNumbering {
     this.sweep();
   }
 
-  /** Events were committed: number them now, or right after the round under way. */
-  readonly committed = (): void => {
-    if (this.stopped) return;
-    if (this.running) {
-      this.again = true;
-      return;
-    }
-    this.running = this.rounds().finally(() => (this.running = undefined));
-  };
+  /** Events were committed here: number them soon. */
+  readonly committed = (): void => this.ask(true);
 
   /** Finishes the round under way; nothing is numbered afterwards (another process numbers what is left). */
   async stop(): Promise<void> {
     this.stopped = true;
-    clearTimeout(this.timer);
+    clearTimeout(this.sweeper);
+    clearTimeout(this.waiting);
     await this.running;
   }
 
   private sweep(): void {
     if (this.stopped) return;
-    this.committed();
-    this.timer = setTimeout(() => this.sweep(), this.sweepMs);
-    this.timer.unref();
+    this.ask(false);
+    this.sweeper = setTimeout(() => this.sweep(), this.sweepMs);
+    this.sweeper.unref();
+  }
+
+  private ask(known: boolean): void {
+    if (this.stopped) return;
+    this.asked = true;
+    this.known ||= known;
+    if (this.running || this.waiting) return;
+    const wait = this.lastRoundEnded + SPACING_MS - performance.now();
+    if (wait <= 0) return this.run();
+    this.waiting = setTimeout(() => {
+      this.waiting = undefined;
+      this.run();
+    }, wait);
+  }
+
+  private run(): void {
+    const known = this.known;
+    this.asked = this.known = false;
+    this.running = this.rounds(known).finally(() => {
+      this.running = undefined;
+      this.lastRoundEnded = performance.now();
+      if (this.asked) this.ask(this.known);
+    });
   }
 
   /** Rounds until none is left to number, or a round fails (the next sweep tries again). */
-  private async rounds(): Promise<void> {
+  private async rounds(known: boolean): Promise<void> {
     try {
-      do {
-        this.again = false;
-        while (!this.stopped && (await this.round()) === ROUND);
-      } while (this.again && !this.stopped);
+      let count = await this.round(known);
+      while (count === ROUND && !this.stopped) count = await this.round(true);
       if (this.failing) this.logger.info('numbering events recovered');
       this.failing = false;
     } catch (error) {
@@ -78,9 +99,9 @@ export class EventNumbering {
   }
 
   /** One numbering transaction; resolves with how many events it numbered. */
-  private async round(): Promise<number> {
-    // Most looks find nothing (another process numbered first): they take no lock.
-    if ((await this.db.read<unknown[]>(eventSql.unnumbered, [1])).length === 0) return 0;
+  private async round(known: boolean): Promise<number> {
+    // A sweep mostly finds nothing (the process that wrote them numbered them): it takes no lock.
+    if (!known && (await this.db.read<unknown[]>(eventSql.unnumbered, [1])).length === 0) return 0;
     const last = await this.db.transaction(async (run) => {
       const { insertId: lastId } = await run(eventSql.lockLastId, []);
       const rows = await run<Array<{ seq: number | string }>>(eventSql.unnumbered, [ROUND]);
@@ -88,10 +109,10 @@ export class EventNumbering {
       const seqs = rows.map((row) => row.seq);
       // Padded by repeating the last seq: its first WHEN wins, so the repeats number nothing.
       const shape = padded(seqs);
-      const { affectedRows } = await run(eventSql.number(shape.length), [...shape.flatMap((seq, i) => [seq, lastId + i + 1]), ...shape]);
-      if (affectedRows !== seqs.length) throw new StorageError(new Error(`numbered ${affectedRows} of ${seqs.length} events`));
-      await run(eventSql.setLastId, [lastId + seqs.length]);
-      return { lastId: lastId + seqs.length, count: seqs.length };
+      const through = lastId + seqs.length;
+      const { affectedRows } = await run(eventSql.number(shape.length), [...shape.flatMap((seq, i) => [seq, lastId + i + 1]), through, ...shape]);
+      if (affectedRows !== seqs.length + 1) throw new StorageError(new Error(`numbered ${affectedRows - 1} of ${seqs.length} events`));
+      return { lastId: through, count: seqs.length };
     });
     if (last.count > 0) this.numbered(last.lastId);
     return last.count;
