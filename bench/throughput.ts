@@ -36,7 +36,7 @@ export interface ThroughputReport {
   httpNoop: Measurement;
   httpNoopRuns: Measurement[];
   scenarios: ScenarioResult[];
-  baseline?: Omit<Baseline, 'entry'>;
+  baseline?: Pick<Baseline, 'ref' | 'commit'>;
 }
 
 /**
