@@ -113,7 +113,7 @@ export class UserList {
    */
   private read(chunkBytes: number, deadline: Deadline, stop?: StopSignal, statement: Statement = everyUser): Promise<StreamedList> {
     const array = new UserArrayBuilder(chunkBytes);
-    const encoder = { add: (row: ListRow) => array.add(row.json), end: () => array.end() };
+    const encoder = { add: (row: ListRow) => array.add(row.json), end: () => array.end(), reuse: (chunk: Buffer) => array.reuse(chunk) };
     return this.db.stream(statement.sql, statement.values, encoder, deadline, stop);
   }
 }
