@@ -22,7 +22,7 @@ const affectedOne = (result: unknown) => (result as ResultSetHeader).affectedRow
 export function directOperation(scenario: Scenario, n: number): DirectOperation {
   switch (scenario.kindOf(n)) {
     case 'get':
-      return { protocol: 'execute', sql: sql.getUser, values: [userId(n)], expected: rowCount(1) };
+      return { protocol: 'execute', sql: sql.getUser, values: [userId(scenario, n)], expected: rowCount(1) };
     case 'list':
       return { protocol: 'execute', sql: plainListSql, values: [], expected: rowCount(scenario.tableRows) };
     case 'page': {
@@ -47,7 +47,7 @@ export function directOperation(scenario: Scenario, n: number): DirectOperation 
     }
     case 'update': {
       const { name, email } = userFields(n);
-      return { protocol: 'execute', sql: sql.updateUser, values: [name, email, userId(n)], expected: affectedOne };
+      return { protocol: 'execute', sql: sql.updateUser, values: [name, email, userId(scenario, n)], expected: affectedOne };
     }
   }
 }

@@ -15,7 +15,7 @@ interface HttpOperation {
 export function httpOperation(scenario: Scenario, n: number, password: string): HttpOperation {
   switch (scenario.kindOf(n)) {
     case 'get':
-      return { method: 'GET', path: `/api/users/${userId(n)}`, expectedStatus: 200 };
+      return { method: 'GET', path: `/api/users/${userId(scenario, n)}`, expectedStatus: 200 };
     case 'list':
       return { method: 'GET', path: `/api/users?pwd=${encodeURIComponent(password)}`, expectedStatus: 200 };
     case 'page':
@@ -35,7 +35,7 @@ export function httpOperation(scenario: Scenario, n: number, password: string): 
     case 'create':
       return { method: 'POST', path: '/api/users', body: JSON.stringify(userFields(n)), expectedStatus: 201 };
     case 'update':
-      return { method: 'PUT', path: `/api/users/${userId(n)}`, body: JSON.stringify(userFields(n)), expectedStatus: 200 };
+      return { method: 'PUT', path: `/api/users/${userId(scenario, n)}`, body: JSON.stringify(userFields(n)), expectedStatus: 200 };
   }
 }
 

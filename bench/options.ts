@@ -33,6 +33,8 @@ export interface BenchOptions {
   metrics: boolean;
   /** A commit whose service is measured too, alternating with this one's (throughput and memory modes). */
   baseline: string | undefined;
+  /** Throughput mode: the service (and the baseline) with EVENTS off, on, or both side by side. */
+  events: 'off' | 'on' | 'both';
   runner: Runner;
 }
 
@@ -61,6 +63,8 @@ export const usage = `Usage: npx tsx bench/run.ts [options]
   --baseline <git-ref>       throughput and memory modes: also measure the service as of that commit,
                              alternating with this one in the same run (before/after figures; in
                              throughput mode an x baseline column)
+  --events off|on|both       throughput mode: the service with EVENTS off (default), on, or both measured
+                             in the same rounds (an x events off column: events on over events off)
   --runner build|tsx         compile with tsc and run plain node, as in production (default), or run through tsx`;
 
 export function parseOptions(argv: string[]): BenchOptions {
@@ -81,6 +85,7 @@ export function parseOptions(argv: string[]): BenchOptions {
       profile: { type: 'boolean', default: false },
       metrics: { type: 'boolean', default: false },
       baseline: { type: 'string' },
+      events: { type: 'string', default: 'off' },
       runner: { type: 'string', default: 'build' },
       workers: { type: 'string', default: '1' },
       help: { type: 'boolean', default: false },
@@ -97,6 +102,7 @@ export function parseOptions(argv: string[]): BenchOptions {
   const workers = Math.round(positive(values.workers, 'workers'));
   if (workers > 1 && values['service-log'] === 'off') fail('--workers above 1 needs the real entry point: --service-log null or pipe');
   if (values.baseline !== undefined && values.mode !== 'throughput' && values.mode !== 'memory') fail('--baseline is for the throughput and memory modes');
+  if (values.events !== 'off' && values.mode !== 'throughput') fail('--events is for the throughput mode');
   if (values.baseline !== undefined && values['service-log'] === 'off') fail('--baseline needs the real entry point on both sides: --service-log null or pipe');
   return {
     mode: oneOf(values.mode, ['throughput', 'memory', 'cluster', 'finding', 'online-index', 'webhooks'] as const, 'mode'),
@@ -113,6 +119,7 @@ export function parseOptions(argv: string[]): BenchOptions {
     profile: values.profile,
     metrics: values.metrics,
     baseline: values.baseline,
+    events: oneOf(values.events, ['off', 'on', 'both'] as const, 'events'),
     runner: oneOf(values.runner, ['build', 'tsx'] as const, 'runner'),
     workers,
   };

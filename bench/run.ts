@@ -6,7 +6,7 @@ import { runMemory } from './memory.js';
 import { runOnlineIndex } from './online-index.js';
 import { parseOptions, type BenchOptions } from './options.js';
 import { prepareRunner } from './runner.js';
-import { runThroughput } from './throughput.js';
+import { runThroughput, sidesOf } from './throughput.js';
 import { runWebhooks } from './webhooks.js';
 import { scenarioNamed } from './workload.js';
 
@@ -37,8 +37,8 @@ function deadlineMs(o: BenchOptions): number {
   // Two phases of load, each followed by the wait for its deliveries (at most two minutes).
   if (o.mode === 'webhooks') return (120 + 2 * (o.durationSec + 120)) * 1000;
   if (o.mode === 'cluster') return (180 + o.scenarios.length * o.repeat * 2 * (run + 20)) * 1000;
-  // Each scenario's rounds measure the service, the database alone, and the baseline's service if any.
-  const sides = o.baseline === undefined ? 2 : 3;
+  // Each scenario's rounds measure the database alone and every service side (sidesOf).
+  const sides = 1 + sidesOf(o).length;
   return (60 + o.repeat * (run + 15) + o.scenarios.length * o.repeat * sides * (run + 10) + seedingSeconds(o, sides)) * 1000;
 }
 

@@ -8,24 +8,30 @@ import { medianRun, type Measurement } from './measurement.js';
 import type { BenchOptions } from './options.js';
 import { describeMachine, fixed, formatTable, machineLine, progress, writeResults, type Machine } from './report.js';
 import { scrapeWhile } from './metrics-scraper.js';
-import { startService } from './service.js';
+import { startService, type RunningService } from './service.js';
 import { scenarioNamed } from './workload.js';
+
+/** One service measured: this checkout or the baseline, with change events off or on. */
+export interface SideSpec {
+  /** The row's label: `service`, `events on`, `baseline`, `baseline, events on`. */
+  label: string;
+  baseline: boolean;
+  events: boolean;
+}
+
+export interface SideResult extends SideSpec {
+  /** The median run (errors of all runs), then every run in order. */
+  median: Measurement;
+  runs: Measurement[];
+}
 
 export interface ScenarioResult {
   name: string;
   tableRows: number;
-  /** The median run of each side (errors of all runs), then every run in order. */
-  service: Measurement;
+  /** Every service side, in the order of sidesOf(options). */
+  sides: SideResult[];
   dbDirect: Measurement;
-  serviceRuns: Measurement[];
   dbDirectRuns: Measurement[];
-  /** Service req/s divided by the ceiling's. */
-  ratioToHttpNoop: number;
-  ratioToDbDirect: number;
-  /** With --baseline: the older service's median run, its runs, and this service's req/s over its. */
-  baseline?: Measurement;
-  baselineRuns?: Measurement[];
-  ratioToBaseline?: number;
 }
 
 export interface ThroughputReport {
@@ -39,8 +45,21 @@ export interface ThroughputReport {
   baseline?: Pick<Baseline, 'ref' | 'commit'>;
 }
 
+/** The services one run measures: this checkout, and the baseline's if given, each with events off, on, or both. */
+export function sidesOf(options: Pick<BenchOptions, 'events' | 'baseline'>): SideSpec[] {
+  const settings = options.events === 'both' ? [false, true] : [options.events === 'on'];
+  const builds = options.baseline === undefined ? [false] : [false, true];
+  return builds.flatMap((baseline) => settings.map((events) => ({ label: sideLabel(baseline, events && options.events === 'both'), baseline, events })));
+}
+
+function sideLabel(baseline: boolean, eventsShown: boolean): string {
+  const build = baseline ? 'baseline' : 'service';
+  if (!eventsShown) return build;
+  return baseline ? 'baseline, events on' : 'events on';
+}
+
 /**
- * Measures the HTTP ceiling, then for each scenario the storage ceiling and the service, each run
+ * Measures the HTTP ceiling, then for each scenario the storage ceiling and every side, each run
  * starting from the same table contents, alternating `repeat` times: on a shared machine the
  * cores' speed drifts within seconds, and the median of alternating runs keeps a slow moment from
  * deciding a ratio. Ends by printing the table and writing bench/results/latest.json.
@@ -55,8 +74,13 @@ export async function runThroughput(options: BenchOptions): Promise<void> {
   progress(`database ${db.config.database}; ${options.durationSec} s per run, ${options.connections} connections`);
   const baseline = options.baseline === undefined ? undefined : prepareBaseline(options.baseline);
   if (baseline) progress(`baseline ${baseline.ref} (${baseline.commit.slice(0, 12)}) built`);
-  const service = await startService(db.config, password, options);
-  const baselineService = baseline ? await startService(db.config, password, options, baseline.entry) : undefined;
+  const specs = sidesOf(options);
+  // Started one after the other, events off first: each sets up the schema its settings need.
+  const services: RunningService[] = [];
+  for (const spec of [...specs].sort((a, b) => Number(a.events) - Number(b.events))) {
+    const env = spec.events ? { EVENTS: 'on' } : { EVENTS: 'off' };
+    services[specs.indexOf(spec)] = await startService(db.config, password, { ...options, env }, spec.baseline ? baseline!.entry : undefined);
+  }
 
   const noop = await startHttpNoop();
   const httpNoopRuns: Measurement[] = [];
@@ -71,53 +95,33 @@ export async function runThroughput(options: BenchOptions): Promise<void> {
   for (const name of options.scenarios) {
     const scenario = scenarioNamed(name);
     const dbDirectRuns: Measurement[] = [];
-    const serviceRuns: Measurement[] = [];
-    const baselineRuns: Measurement[] = [];
+    const runs: Measurement[][] = specs.map(() => []);
     // A table only read is loaded once for all the runs (and kept for the next scenario of its size).
     const next = scenario.writes ? 'writes' : 'reads';
     for (let run = 1; run <= options.repeat; run++) {
       progress(`${name}: db-direct${runLabel(run, options.repeat)}`);
       await db.resetUsers(scenario.tableRows, next);
       dbDirectRuns.push(await measureDbDirect(db.config, scenario, options));
-      const measureBaseline = async (): Promise<void> => {
-        if (!baselineService) return;
-        progress(`${name}: baseline${runLabel(run, options.repeat)}`);
-        await db.resetUsers(scenario.tableRows, next);
-        baselineRuns.push(await measureHttp(baselineService.baseUrl, baselineService.pid, scenario, password, options));
-      };
-      const measureService = async (): Promise<void> => {
-        progress(`${name}: service${runLabel(run, options.repeat)}`);
+      // Each side goes first in turn: the database's background work after a write run (purge,
+      // page flushing) then weighs on every side alike rather than always on the one after it.
+      for (let k = 0; k < specs.length; k++) {
+        const i = (k + run - 1) % specs.length;
+        const service = services[i]!;
+        progress(`${name}: ${specs[i]!.label}${runLabel(run, options.repeat)}`);
         await db.resetUsers(scenario.tableRows, next);
         const measured = measureHttp(service.baseUrl, service.pid, scenario, password, options);
-        serviceRuns.push(options.metrics ? await scrapeWhile(service.baseUrl, measured) : await measured);
-      };
-      // Each side goes first every other round: the database's background work after a write run
-      // (purge, page flushing) then weighs on both sides alike rather than always on the second.
-      if (run % 2 === 1) {
-        await measureBaseline();
-        await measureService();
-      } else {
-        await measureService();
-        await measureBaseline();
+        runs[i]!.push(options.metrics ? await scrapeWhile(service.baseUrl, measured) : await measured);
       }
     }
-    const served = medianRun(serviceRuns);
-    const dbDirect = medianRun(dbDirectRuns);
-    const before = baselineService ? medianRun(baselineRuns) : undefined;
     scenarios.push({
       name,
       tableRows: scenario.tableRows,
-      service: served,
-      dbDirect,
-      serviceRuns,
+      sides: specs.map((spec, i) => ({ ...spec, median: medianRun(runs[i]!), runs: runs[i]! })),
+      dbDirect: medianRun(dbDirectRuns),
       dbDirectRuns,
-      ratioToHttpNoop: served.reqPerSec / httpNoop.reqPerSec,
-      ratioToDbDirect: served.reqPerSec / dbDirect.reqPerSec,
-      ...(before ? { baseline: before, baselineRuns, ratioToBaseline: served.reqPerSec / before.reqPerSec } : {}),
     });
   }
-  await service.stop();
-  await baselineService?.stop();
+  for (const service of services) await service.stop();
 
   const report: ThroughputReport = {
     date: new Date().toISOString(),
@@ -135,6 +139,7 @@ export async function runThroughput(options: BenchOptions): Promise<void> {
 
 export function throughputTable(report: ThroughputReport): string {
   const withBaseline = report.baseline !== undefined;
+  const bothSettings = report.options.events === 'both';
   const row = (label: string, target: string, m: Measurement, ratios: string[]): string[] => [
     label,
     target,
@@ -146,18 +151,24 @@ export function throughputTable(report: ThroughputReport): string {
     m.cpuUsPerOp === null ? '-' : fixed(m.cpuUsPerOp, 0),
     ...ratios,
   ];
-  const ratiosOf = (m: Measurement, dbDirect: Measurement | undefined, baseline: Measurement | undefined): string[] => [
-    fixed(m.reqPerSec / report.httpNoop.reqPerSec, 2),
-    dbDirect ? fixed(m.reqPerSec / dbDirect.reqPerSec, 2) : '-',
-    ...(withBaseline ? [baseline ? fixed(m.reqPerSec / baseline.reqPerSec, 2) : '-'] : []),
+  const ratio = (m: Measurement, to: Measurement | undefined): string => (to ? fixed(m.reqPerSec / to.reqPerSec, 2) : '-');
+  const ratiosOf = (m: Measurement, dbDirect: Measurement | undefined, baseline: Measurement | undefined, eventsOff: Measurement | undefined): string[] => [
+    ratio(m, report.httpNoop),
+    ratio(m, dbDirect),
+    ...(withBaseline ? [ratio(m, baseline)] : []),
+    ...(bothSettings ? [ratio(m, eventsOff)] : []),
   ];
-  const rows = [row('http-noop', 'ceiling', report.httpNoop, ratiosOf(report.httpNoop, undefined, undefined))];
+  const rows = [row('http-noop', 'ceiling', report.httpNoop, ratiosOf(report.httpNoop, undefined, undefined, undefined))];
   for (const s of report.scenarios) {
-    rows.push(row(s.name, 'service', s.service, ratiosOf(s.service, s.dbDirect, s.baseline)));
-    if (s.baseline) rows.push(row('', 'baseline', s.baseline, ratiosOf(s.baseline, s.dbDirect, s.baseline)));
-    rows.push(row('', 'db-direct', s.dbDirect, ratiosOf(s.dbDirect, s.dbDirect, s.baseline)));
+    const find = (baseline: boolean, events: boolean) => s.sides.find((side) => side.baseline === baseline && side.events === events)?.median;
+    s.sides.forEach((side, i) => {
+      const sameSettingBaseline = find(true, side.events);
+      const sameBuildEventsOff = side.events ? find(side.baseline, false) : undefined;
+      rows.push(row(i === 0 ? s.name : '', side.label, side.median, ratiosOf(side.median, s.dbDirect, sameSettingBaseline, sameBuildEventsOff)));
+    });
+    rows.push(row('', 'db-direct', s.dbDirect, ratiosOf(s.dbDirect, s.dbDirect, undefined, undefined)));
   }
-  const ratioTitles = ['x http-noop', 'x db-direct', ...(withBaseline ? ['x baseline'] : [])];
+  const ratioTitles = ['x http-noop', 'x db-direct', ...(withBaseline ? ['x baseline'] : []), ...(bothSettings ? ['x events off'] : [])];
   const { durationSec, connections, repeat, workers } = report.options;
   return [
     `${machineLine(report.machine)}; ${durationSec} s per run, ${connections} connections, WORKERS=${workers}, load from ${report.loadGenerator}`,
@@ -168,6 +179,7 @@ export function throughputTable(report: ThroughputReport): string {
     ...(report.baseline
       ? [`baseline: the service as of ${report.baseline.ref} (${report.baseline.commit.slice(0, 12)}), measured in the same rounds.`]
       : []),
+    ...(bothSettings ? ['events on: the same service with EVENTS=on (x events off: its req/s over the same build with events off).'] : []),
     formatTable(['scenario', 'target', 'req/s', 'p50 ms', 'p99 ms', 'p99/p50', 'errors', 'CPU us/op', ...ratioTitles], rows),
   ].join('\n');
 }

@@ -11,10 +11,15 @@ export interface Scenario {
   /** Whether any of its operations writes; a table only read can serve the next run as it is. */
   writes: boolean;
   kindOf(n: number): OperationKind;
+  /** Point reads and updates rotate over ids 1..this (ROTATING_IDS unless set). */
+  ids?: number;
 }
 
 /** Point reads and updates rotate over ids 1..this, all of which exist. */
 export const ROTATING_IDS = 1000;
+
+/** The users update-hot's writes concentrate on: every batch of concurrent updates holds several changes of one user. */
+export const HOT_IDS = 10;
 
 /** Users per page in the list-page scenario, and the table it pages through. */
 export const PAGE_SIZE = 100;
@@ -33,6 +38,7 @@ export const scenarios: readonly Scenario[] = [
   { name: 'search', tableRows: FINDING_TABLE_ROWS, writes: false, kindOf: () => 'search' },
   { name: 'create', tableRows: ROTATING_IDS, writes: true, kindOf: () => 'create' },
   { name: 'update', tableRows: ROTATING_IDS, writes: true, kindOf: () => 'update' },
+  { name: 'update-hot', tableRows: ROTATING_IDS, writes: true, kindOf: () => 'update', ids: HOT_IDS },
   { name: 'mixed', tableRows: ROTATING_IDS, writes: true, kindOf: mixedKind },
 ];
 
@@ -48,8 +54,9 @@ export function scenarioNamed(name: string): Scenario {
   return scenario;
 }
 
-export function userId(n: number): number {
-  return (n % ROTATING_IDS) + 1;
+/** The user the n-th point read or update of the scenario names. */
+export function userId(scenario: Pick<Scenario, 'ids'>, n: number): number {
+  return (n % (scenario.ids ?? ROTATING_IDS)) + 1;
 }
 
 /** Distinct for every n, so an update always changes the row (an unchanged row would be a cheaper write). */

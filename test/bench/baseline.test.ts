@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import { prepareBaseline } from '../../bench/baseline.js';
 import type { Measurement } from '../../bench/measurement.js';
 import { parseOptions } from '../../bench/options.js';
-import { throughputTable, type ThroughputReport } from '../../bench/throughput.js';
+import { sidesOf, throughputTable, type ThroughputReport } from '../../bench/throughput.js';
 
 const measured = (reqPerSec: number): Measurement => ({
   reqPerSec,
@@ -34,15 +34,12 @@ test('with a baseline the table gains its row per scenario and an x baseline col
       {
         name: 'get-one',
         tableRows: 1000,
-        service: measured(27_000),
+        sides: [
+          { label: 'service', baseline: false, events: false, median: measured(27_000), runs: [] },
+          { label: 'baseline', baseline: true, events: false, median: measured(30_000), runs: [] },
+        ],
         dbDirect: measured(25_000),
-        serviceRuns: [],
         dbDirectRuns: [],
-        ratioToHttpNoop: 27 / 40,
-        ratioToDbDirect: 27 / 25,
-        baseline: measured(30_000),
-        baselineRuns: [],
-        ratioToBaseline: 0.9,
       },
     ],
     baseline: { ref: 'v1', commit: '0123456789abcdef0123456789abcdef01234567' },
@@ -72,4 +69,41 @@ test('a commit is exported, compiled to a runnable service entry, and reused by 
   const second = prepareBaseline('HEAD');
   assert.equal(second.entry, first.entry);
   assert.equal(statSync(second.entry).mtimeMs, builtAt, 'the second run compiles nothing');
+});
+
+test('--events both measures each build with events off and on, and an x events off column compares the two', () => {
+  const options = parseOptions(['--repeat', '1', '--events', 'both']);
+  assert.deepEqual(
+    sidesOf({ ...options, baseline: 'v1' }).map((side) => side.label),
+    ['service', 'events on', 'baseline', 'baseline, events on'],
+  );
+  const report: ThroughputReport = {
+    date: '2026-11-25T00:00:00.000Z',
+    machine: { cpuModel: 'cpu', cpus: 2, memoryGb: 24, os: 'Linux', node: 'v20', database: 'MariaDB' },
+    options,
+    loadGenerator: 'wrk',
+    httpNoop: measured(40_000),
+    httpNoopRuns: [],
+    scenarios: [
+      {
+        name: 'create',
+        tableRows: 1000,
+        sides: [
+          { label: 'service', baseline: false, events: false, median: measured(20_000), runs: [] },
+          { label: 'events on', baseline: false, events: true, median: measured(18_000), runs: [] },
+        ],
+        dbDirect: measured(10_000),
+        dbDirectRuns: [],
+      },
+    ],
+  };
+  const lines = throughputTable(report).split('\n');
+  assert.match(lines.find((line) => line.startsWith('scenario'))!, /x db-direct +x events off$/);
+  assert.match(lines.find((line) => /^\s+events on\s/.test(line))!, /\s18000\s.*\s1\.80\s+0\.90$/);
+});
+
+test('--events belongs to the throughput mode', () => {
+  const run = spawnSync(process.execPath, ['--import', 'tsx', 'bench/run.ts', '--mode', 'memory', '--events', 'on'], { encoding: 'utf8' });
+  assert.notEqual(run.status, 0);
+  assert.match(run.stderr, /--events is for the throughput mode/);
 });
