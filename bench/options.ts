@@ -31,7 +31,7 @@ export interface BenchOptions {
   workers: number;
   /** Run the service with METRICS=on and scrape /metrics once a second while it is measured. */
   metrics: boolean;
-  /** A commit whose service is measured too, alternating with this one's (throughput mode). */
+  /** A commit whose service is measured too, alternating with this one's (throughput and memory modes). */
   baseline: string | undefined;
   /** Throughput mode: the service (and the baseline) with EVENTS off, on, or both side by side. */
   events: 'off' | 'on' | 'both';
@@ -65,8 +65,9 @@ export const usage = `Usage: npx tsx bench/run.ts [options]
   --list-client auto|curl|node  what fetches the list in memory mode; auto is curl when installed (default auto)
   --profile                  write a CPU profile of the service to bench/results/profiles/
   --metrics                  service with METRICS=on, /metrics scraped every second while it is measured
-  --baseline <git-ref>       throughput mode: also measure the service as of that commit, alternating
-                             with this one in the same run (before/after figures and an x baseline column)
+  --baseline <git-ref>       throughput and memory modes: also measure the service as of that commit,
+                             alternating with this one in the same run (before/after figures; in
+                             throughput mode an x baseline column)
   --events off|on|both       throughput mode: the service with EVENTS off (default), on, or both measured
                              in the same rounds (an x events off column: events on over events off)
   --listeners <steps>        streams mode: how many streams to open, step by step, each optionally
@@ -111,7 +112,7 @@ export function parseOptions(argv: string[]): BenchOptions {
   if (unknown.length > 0) fail(`unknown scenario(s): ${unknown.join(', ')}`);
   const workers = Math.round(positive(values.workers, 'workers'));
   if (workers > 1 && values['service-log'] === 'off') fail('--workers above 1 needs the real entry point: --service-log null or pipe');
-  if (values.baseline !== undefined && values.mode !== 'throughput') fail('--baseline is for the throughput mode');
+  if (values.baseline !== undefined && values.mode !== 'throughput' && values.mode !== 'memory') fail('--baseline is for the throughput and memory modes');
   if (values.events !== 'off' && values.mode !== 'throughput') fail('--events is for the throughput mode');
   if (values.baseline !== undefined && values['service-log'] === 'off') fail('--baseline needs the real entry point on both sides: --service-log null or pipe');
   return {

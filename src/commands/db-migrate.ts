@@ -4,7 +4,7 @@ import { planSchema } from '../startup/migration-plan.js';
 import { latestVersion } from '../startup/migrations.js';
 import { ensureSchema } from '../startup/schema.js';
 import { reportCommandFailure } from '../startup/command-failure.js';
-import { openServiceDatabase } from '../startup/service-database.js';
+import { openServiceDatabase } from '../embedded-db/service-database.js';
 
 /**
  * `npm run db:migrate`: what the service does to the schema at start, now: the users table created

@@ -13,7 +13,7 @@ import { PlainWrites } from './plain-writes.js';
 import { RecordedWrites, type EventRecording } from './recorded-writes.js';
 import { UserRecords } from './user-records.js';
 import type { TagCondition } from '../rules/etag.js';
-import type { ListFilter, ListPage, ListRequest } from '../rules/list-request.js';
+import type { ListFilter, ListPage, ListRequest } from '../rules/list-query.js';
 import type { UserRow } from '../rules/user.js';
 
 /**
