@@ -12,6 +12,8 @@ export interface Baseline {
   commit: string;
   /** Its compiled entry point, run with plain node like this side's (see runner.ts). */
   entry: string;
+  /** Its TypeScript entry point, for `--runner tsx`. */
+  source: string;
 }
 
 /**
@@ -24,8 +26,9 @@ export function prepareBaseline(ref: string): Baseline {
   if (!commit) throw new Error(`--baseline: "${ref}" names no commit of this repository`);
   const tree = join(projectRoot, 'bench', 'results', 'baseline', commit.slice(0, 12));
   const built = () => entryOf(join(tree, 'build', 'src'));
+  const source = () => [join(tree, 'src', 'commands', 'start.ts'), join(tree, 'src', 'main.ts')].find((file) => existsSync(file))!;
   const ready = built();
-  if (ready) return { ref, commit, entry: ready };
+  if (ready) return { ref, commit, entry: ready, source: source() };
 
   rmSync(tree, { recursive: true, force: true });
   mkdirSync(tree, { recursive: true });
@@ -43,7 +46,7 @@ export function prepareBaseline(ref: string): Baseline {
   });
   const entry = built();
   if (!entry) throw new Error(`--baseline: compiling ${ref} (${commit.slice(0, 12)}) produced no entry point (build/src/commands/start.js or build/src/main.js)`);
-  return { ref, commit, entry };
+  return { ref, commit, entry, source: source() };
 }
 
 /** The compiled `npm start` entry: src/commands/start.ts, or src/main.ts in commits before the commands had a folder. */

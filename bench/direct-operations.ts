@@ -1,6 +1,6 @@
 import type { ResultSetHeader } from 'mysql2';
 import { sql } from '../src/db/statements.js';
-import { DEFAULT_SORT } from '../src/users/rules/list-request.js';
+import { DEFAULT_SORT } from '../src/users/rules/list-query.js';
 import { findStatement, type Statement } from '../src/users/storage/list-statements.js';
 import { plainListSql } from './database.js';
 import { lookedUpEmail, PAGE_SIZE, pageAfter, type Scenario, SEARCH_PAGE_SIZE, searchText, userFields, userId } from './workload.js';

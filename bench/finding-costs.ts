@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { ListCursors } from '../src/users/rules/list-cursor.js';
-import type { ListRequest } from '../src/users/rules/list-request.js';
+import type { ListRequest } from '../src/users/rules/list-query.js';
 import { createBenchDatabase } from './database.js';
 import { onCleanup } from './lifecycle.js';
 import type { BenchOptions } from './options.js';

@@ -9,7 +9,7 @@ export type LoadGenerator = 'auto' | 'wrk' | 'autocannon';
 export type ListClient = 'auto' | 'curl' | 'node';
 
 export interface BenchOptions {
-  mode: 'throughput' | 'memory' | 'cluster' | 'finding' | 'online-index' | 'webhooks';
+  mode: 'throughput' | 'memory' | 'cluster' | 'finding' | 'online-index' | 'webhooks' | 'streams';
   durationSec: number;
   connections: number;
   /** Alternating runs of each side; the median is reported. */
@@ -31,22 +31,27 @@ export interface BenchOptions {
   workers: number;
   /** Run the service with METRICS=on and scrape /metrics once a second while it is measured. */
   metrics: boolean;
-  /** A commit whose service is measured too, alternating with this one's (throughput mode). */
+  /** A commit whose service is measured too, alternating with this one's (throughput and memory modes). */
   baseline: string | undefined;
   /** Throughput mode: the service (and the baseline) with EVENTS off, on, or both side by side. */
   events: 'off' | 'on' | 'both';
+  /** Streams mode: the steps, `<listeners>[@<writes per second>]`, comma-separated. */
+  listeners: string;
+  /** Streams mode: writes per second of a step that names none. */
+  rate: number;
   runner: Runner;
 }
 
 export const usage = `Usage: npx tsx bench/run.ts [options]
-  --mode throughput|memory|cluster|finding|online-index|webhooks  what to measure (default throughput);
+  --mode throughput|memory|cluster|finding|online-index|webhooks|streams  what to measure (default throughput);
                              cluster: the scenarios on one Galera node and on a 3-node Galera
                              cluster, in the same run; finding: the latency of each way of finding
                              users, one request at a time, on --rows users; online-index: the
                              finding indexes rebuilt by db:migrate on --rows users under a steady
                              load of reads and writes, every answer recorded; webhooks: creates
                              delivered to a local receiver, at a steady pace then saturating:
-                             deliveries per second and the delay from commit to delivery
+                             deliveries per second and the delay from commit to delivery; streams:
+                             change-event streams at scale (see --listeners)
   --workers <n>              the service's WORKERS (default 1)
   --duration <s>             seconds per measurement (default 5)
   --connections <n>          concurrent connections / loops (default 32)
@@ -60,10 +65,15 @@ export const usage = `Usage: npx tsx bench/run.ts [options]
   --list-client auto|curl|node  what fetches the list in memory mode; auto is curl when installed (default auto)
   --profile                  write a CPU profile of the service to bench/results/profiles/
   --metrics                  service with METRICS=on, /metrics scraped every second while it is measured
-  --baseline <git-ref>       throughput mode: also measure the service as of that commit, alternating
-                             with this one in the same run (before/after figures and an x baseline column)
+  --baseline <git-ref>       throughput and memory modes: also measure the service as of that commit,
+                             alternating with this one in the same run (before/after figures; in
+                             throughput mode an x baseline column)
   --events off|on|both       throughput mode: the service with EVENTS off (default), on, or both measured
                              in the same rounds (an x events off column: events on over events off)
+  --listeners <steps>        streams mode: how many streams to open, step by step, each optionally
+                             @writes/s (default 10,1000,2000,10000@2); needs an open-files limit above
+                             the largest (\`ulimit -n\`)
+  --rate <n>                 streams mode: creates per second of a step that names none (default 20)
   --runner build|tsx         compile with tsc and run plain node, as in production (default), or run through tsx`;
 
 export function parseOptions(argv: string[]): BenchOptions {
@@ -85,6 +95,8 @@ export function parseOptions(argv: string[]): BenchOptions {
       metrics: { type: 'boolean', default: false },
       baseline: { type: 'string' },
       events: { type: 'string', default: 'off' },
+      listeners: { type: 'string', default: '10,1000,2000,10000@2' },
+      rate: { type: 'string', default: '20' },
       runner: { type: 'string', default: 'build' },
       workers: { type: 'string', default: '1' },
       help: { type: 'boolean', default: false },
@@ -100,11 +112,11 @@ export function parseOptions(argv: string[]): BenchOptions {
   if (unknown.length > 0) fail(`unknown scenario(s): ${unknown.join(', ')}`);
   const workers = Math.round(positive(values.workers, 'workers'));
   if (workers > 1 && values['service-log'] === 'off') fail('--workers above 1 needs the real entry point: --service-log null or pipe');
-  if (values.baseline !== undefined && values.mode !== 'throughput') fail('--baseline is for the throughput mode');
+  if (values.baseline !== undefined && values.mode !== 'throughput' && values.mode !== 'memory') fail('--baseline is for the throughput and memory modes');
   if (values.events !== 'off' && values.mode !== 'throughput') fail('--events is for the throughput mode');
   if (values.baseline !== undefined && values['service-log'] === 'off') fail('--baseline needs the real entry point on both sides: --service-log null or pipe');
   return {
-    mode: oneOf(values.mode, ['throughput', 'memory', 'cluster', 'finding', 'online-index', 'webhooks'] as const, 'mode'),
+    mode: oneOf(values.mode, ['throughput', 'memory', 'cluster', 'finding', 'online-index', 'webhooks', 'streams'] as const, 'mode'),
     durationSec: positive(values.duration, 'duration'),
     connections: Math.round(positive(values.connections, 'connections')),
     warmupSec: positive(values.warmup, 'warmup', true),
@@ -119,6 +131,8 @@ export function parseOptions(argv: string[]): BenchOptions {
     metrics: values.metrics,
     baseline: values.baseline,
     events: oneOf(values.events, ['off', 'on', 'both'] as const, 'events'),
+    listeners: values.listeners,
+    rate: positive(values.rate, 'rate'),
     runner: oneOf(values.runner, ['build', 'tsx'] as const, 'runner'),
     workers,
   };

@@ -7,6 +7,7 @@ import { runOnlineIndex } from './online-index.js';
 import { parseOptions, type BenchOptions } from './options.js';
 import { prepareRunner } from './runner.js';
 import { runThroughput, sidesOf } from './throughput.js';
+import { runStreams } from './streams.js';
 import { runWebhooks } from './webhooks.js';
 import { scenarioNamed } from './workload.js';
 
@@ -15,7 +16,7 @@ guardRun(deadlineMs(options));
 let exitCode = 0;
 try {
   prepareRunner(options.runner);
-  const run = { memory: runMemory, throughput: runThroughput, cluster: runCluster, finding: runFinding, 'online-index': runOnlineIndex, webhooks: runWebhooks }[options.mode];
+  const run = { memory: runMemory, throughput: runThroughput, cluster: runCluster, finding: runFinding, 'online-index': runOnlineIndex, webhooks: runWebhooks, streams: runStreams }[options.mode];
   await run(options);
 } catch (error) {
   console.error(error);
@@ -36,6 +37,8 @@ function deadlineMs(o: BenchOptions): number {
   if (o.mode === 'online-index') return (180 + o.rows / 2000) * 1000;
   // Two phases of load, each followed by the wait for its deliveries (at most two minutes).
   if (o.mode === 'webhooks') return (120 + 2 * (o.durationSec + 120)) * 1000;
+  // Each step: opening its streams (a thousand a second or so), its writes, and the wait for every event to arrive (at most a minute).
+  if (o.mode === 'streams') return (120 + o.listeners.split(',').reduce((sum, step) => sum + Number(step.split('@')[0]) / 500 + o.durationSec + 90, 0)) * 1000;
   if (o.mode === 'cluster') return (180 + o.scenarios.length * o.repeat * 2 * (run + 20)) * 1000;
   // Each scenario's rounds measure the database alone and every service side (sidesOf).
   const sides = 1 + sidesOf(o).length;

@@ -21,7 +21,8 @@ export interface RunningService {
  * server or several, listed in DB_HOST), with `workers` worker processes. Its
  * per-request log goes to /dev/null by default, so a slow reader can never be the bottleneck.
  * With `profile`, Node writes a .cpuprofile of the whole run into bench/results/profiles/.
- * `entry` runs another build of the service instead (a baseline's compiled main.js, see baseline.ts).
+ * `entry` runs another build of the service instead (a baseline's compiled entry, or its TypeScript one
+ * through tsx: see baseline.ts).
  */
 export async function startService(
   db: DbConfig,
@@ -50,7 +51,7 @@ export async function startService(
   const stdio: StdioOptions = ['ignore', devNull ?? 'pipe', 'pipe'];
   const nodeArgs = profile ? ['--cpu-prof', '--cpu-prof-dir', join(projectRoot, 'bench', 'results', 'profiles')] : [];
   const child = entry
-    ? startChild(process.execPath, [...nodeArgs, entry], stdio, env)
+    ? startChild(process.execPath, [...nodeArgs, ...(entry.endsWith('.ts') ? ['--import', 'tsx'] : []), entry], stdio, env)
     : startTsChild(log === 'off' ? 'bench/quiet-service.ts' : 'src/commands/start.ts', stdio, env, nodeArgs);
   if (devNull !== undefined) closeSync(devNull);
   child.stdout?.resume();

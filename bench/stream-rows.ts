@@ -2,7 +2,8 @@
  * A reference for the memory mode, run as its own process: mysql2 streams a list statement over one
  * connection configured as the service's, counting rows, with no HTTP. `listUsers` is the plain
  * table read; `listUsersAsJson` is the statement the service itself streams (each row nearly the
- * API's JSON, see its comment). Reads {db, statement} from BENCH_JOB and prints {rows, seconds, cpuSeconds, peakRssMb, rssMb}.
+ * API's JSON, see its comment). Reads {db, statement} from BENCH_JOB and prints {rows, seconds, cpuSeconds, idleRssMb, peakRssMb, rssMb}:
+ * idleRssMb is the RSS once connected, before the query.
  */
 import type { DbConfig } from '../src/config/environment.js';
 import { createPool, endPool } from '../src/db/pool.js';
@@ -19,6 +20,7 @@ const pool = createPool(db, { ...defaultTuning, connectionLimit: 1 });
 const connection = await new Promise<import('mysql2').PoolConnection>((resolve, reject) =>
   pool.getConnection((error, conn) => (error ? reject(error) : resolve(conn))),
 );
+const idleRssMb = readProcessMemory('self').rssMb;
 const started = performance.now();
 const cpuBefore = process.cpuUsage();
 const rows = await new Promise<number>((resolve, reject) => {
@@ -33,5 +35,5 @@ const seconds = (performance.now() - started) / 1000;
 const cpu = process.cpuUsage(cpuBefore);
 connection.release();
 const cpuSeconds = (cpu.user + cpu.system) / 1e6;
-process.stdout.write(JSON.stringify({ rows, seconds, cpuSeconds, ...readProcessMemory('self') }));
+process.stdout.write(JSON.stringify({ rows, seconds, cpuSeconds, idleRssMb, ...readProcessMemory('self') }));
 await endPool(pool);

@@ -42,7 +42,7 @@ export interface ThroughputReport {
   httpNoop: Measurement;
   httpNoopRuns: Measurement[];
   scenarios: ScenarioResult[];
-  baseline?: Omit<Baseline, 'entry'>;
+  baseline?: Pick<Baseline, 'ref' | 'commit'>;
 }
 
 /** The services one run measures: this checkout, and the baseline's if given, each with events off, on, or both. */

@@ -128,7 +128,6 @@ export function createApp(options: AppOptions): App {
   const tuning = options.poolTuning ?? defaultTuning;
   const pool = createConnectionSource(db, tuning, logger);
   const metrics = options.metrics ? new ServiceMetrics(() => pool.usage()) : undefined;
-  const store = new UserStore(pool, tuning, metrics?.store, options.events !== undefined);
   const events =
     options.events &&
     new ChangeEvents({
@@ -140,6 +139,7 @@ export function createApp(options: AppOptions): App {
       ...(options.eventsPruneIntervalMs === undefined ? {} : { pruneIntervalMs: options.eventsPruneIntervalMs }),
       ...(options.eventStream ? { streamLimits: options.eventStream } : {}),
     });
+  const store = new UserStore(pool, tuning, metrics?.store, events ? events.recording : undefined);
   const readMetrics = async (): Promise<Snapshot> => {
     if (!metrics) return [];
     return options.metrics?.read ? options.metrics.read(metrics) : metrics.registry.snapshot();

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { unreadable } from '../config/unreadable.js';
 import type { Principal, Scope } from './principal.js';
 import { isScope, scopes } from './scopes.js';
 
@@ -103,13 +104,4 @@ function readKeyFile(path: string): string {
   } catch (error) {
     throw new ApiKeyFileError(`cannot be read (${unreadable(error)})`);
   }
-}
-
-/** Why a file cannot be read, in words rather than an errno. */
-export function unreadable(error: unknown): string {
-  const code = (error as NodeJS.ErrnoException).code;
-  if (code === 'ENOENT') return 'no such file';
-  if (code === 'EACCES' || code === 'EPERM') return 'permission denied';
-  if (code === 'EISDIR') return 'it is a directory';
-  return code ?? String(error);
 }

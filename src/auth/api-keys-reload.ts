@@ -1,7 +1,8 @@
 import { statSync, type BigIntStats } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
+import { unreadable } from '../config/unreadable.js';
 import type { Logger } from '../log/logger.js';
-import { ApiKeyFileError, parseApiKeys, readApiKeysFile, unreadable, type ApiKeySet } from './api-key-file.js';
+import { ApiKeyFileError, parseApiKeys, readApiKeysFile, type ApiKeySet } from './api-key-file.js';
 
 /** The file is looked at again at most this often: a deleted line stops its key within about a second. */
 export const RECHECK_MS = 1000;

@@ -1,9 +1,8 @@
 import { decodeProtectedHeader, errors, jwtVerify, type CryptoKey, type JWTClaimVerificationOptions, type JWTPayload } from 'jose';
-import { ConfigError } from '../config/environment.js';
+import { ConfigError, type JwtSettings } from '../config/environment.js';
 import { ASYMMETRIC_ALGORITHMS, loadPublicKeys, type AsymmetricAlgorithm } from './jwt-keys.js';
 import { jwksKeys } from './jwt-jwks.js';
 import { principalOf } from './jwt-principal.js';
-import type { JwtSettings } from './jwt-settings.js';
 import { publicKeyVerification } from './jwt-public-keys.js';
 import { InvalidTokenError, type TokenVerifier } from './principal.js';
 import { quoted } from './quoted.js';

@@ -1,7 +1,7 @@
 import type { Config } from '../config/environment.js';
 import { endpointName, firstServer } from '../config/db-servers.js';
 import { answersAsRoot, isInitialised, recordedSocket } from '../embedded-db/index.js';
-import { openServiceDatabase } from '../startup/service-database.js';
+import { openServiceDatabase } from '../embedded-db/service-database.js';
 import { BackupError } from './backup-error.js';
 import type { ClientTarget } from './client-options.js';
 

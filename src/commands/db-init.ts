@@ -1,7 +1,7 @@
 import { entryDefaults, loadConfig } from '../config/environment.js';
 import { ensureUsersTable } from '../startup/schema.js';
 import { reportCommandFailure } from '../startup/command-failure.js';
-import { openCommandDatabase } from '../startup/service-database.js';
+import { openCommandDatabase } from '../embedded-db/service-database.js';
 
 /** `npm run db:init`: applies schema.sql to the configured (or embedded) database now, and says what it did. */
 try {

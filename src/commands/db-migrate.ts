@@ -5,7 +5,7 @@ import { planSchema } from '../startup/migration-plan.js';
 import type { SchemaVersions } from '../startup/migrations.js';
 import { ensureSchema } from '../startup/schema.js';
 import { reportCommandFailure } from '../startup/command-failure.js';
-import { openCommandDatabase } from '../startup/service-database.js';
+import { openCommandDatabase } from '../embedded-db/service-database.js';
 
 /**
  * `npm run db:migrate`: what the service does to the schema at start, now: the users table created
@@ -45,7 +45,7 @@ try {
   reportCommandFailure('db:migrate', error);
 }
 
-/** `is at schema version 8; these settings need version 3.`: where the database is, and what EVENTS and the rest call for. */
+/** `is at schema version 9; these settings need version 3.`: where the database is, and what EVENTS and the rest call for. */
 function versionsText({ version, needed }: SchemaVersions): string {
   const at = version === undefined ? 'has no schema version yet' : `is at schema version ${version}`;
   return `${at}; these settings need version ${needed}.`;

@@ -1,4 +1,5 @@
 import cluster from 'node:cluster';
+import { checkTokenSources } from '../auth/token-sources.js';
 import { ConfigError, entryDefaults, loadConfig, type Config } from '../config/environment.js';
 import { createLogger } from '../log/logger.js';
 import { listenProblem } from '../startup/listen-check.js';
@@ -8,6 +9,7 @@ import { runPrimary } from '../supervisor/primary.js';
 let config: Config;
 try {
   config = loadConfig(process.env, entryDefaults());
+  checkTokenSources(config.auth);
 } catch (error) {
   if (!(error instanceof ConfigError)) throw error;
   failStart(`Invalid configuration: ${error.message}`);

@@ -1,8 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { ApiKeyFileError, readApiKeysFile, unreadable } from '../auth/api-key-file.js';
-import type { JwtSettings } from '../auth/jwt-settings.js';
 import { ConfigError, oneOf, text, type Env } from './env-values.js';
+import { unreadable } from './unreadable.js';
 
 /** AUTH: which requests need a bearer token. `off`, the default, is the contract as it is. */
 export const authModes = ['off', 'writes', 'all'] as const;
@@ -15,12 +14,29 @@ export type AuthMode = (typeof authModes)[number];
  */
 export interface AuthSettings {
   mode: AuthMode;
-  /** API_KEYS_FILE, as an absolute path; read at start and again whenever it changes. */
+  /**
+   * API_KEYS_FILE, as an absolute path; its keys are auth's to read (src/auth/token-sources.ts
+   * checks them before the start, the verifier reads them again whenever the file changes).
+   */
   apiKeysFile?: string;
   /** The JWT_* settings, present when a JWT key source is set. */
   jwt?: JwtSettings;
   /** With AUTH=off: the token settings given anyway, which the service ignores (it warns at start). */
   ignored?: string[];
+}
+
+/** How JWTs are verified (JWT_* settings); at least one key source is set when this exists. */
+export interface JwtSettings {
+  /** JWT_SECRET: the shared secret of HS256 tokens. */
+  secret?: string;
+  /** JWT_PUBLIC_KEY_FILE: PEM public keys (RSA, EC P-256, Ed25519) for RS256, ES256 and EdDSA tokens. */
+  publicKeyFile?: string;
+  /** JWT_JWKS_URL: where the identity provider publishes its public keys. */
+  jwksUrl?: string;
+  /** JWT_ISSUER: the `iss` every token must carry, when set. */
+  issuer?: string;
+  /** JWT_AUDIENCE: the `aud` every token must carry, when set; a token without `aud` is refused then. */
+  audience?: string;
 }
 
 /** Without AUTH: no token is asked for anywhere. */
@@ -47,15 +63,7 @@ export function authSettings(env: Env): AuthSettings {
     throw new ConfigError(`AUTH=${mode} needs a source of tokens: API_KEYS_FILE, or a JWT key (${JWT_KEY_SOURCES})`);
   }
   const settings: AuthSettings = { mode };
-  if (keysFile !== '') {
-    settings.apiKeysFile = resolve(keysFile);
-    try {
-      readApiKeysFile(settings.apiKeysFile);
-    } catch (error) {
-      if (!(error instanceof ApiKeyFileError)) throw error;
-      throw new ConfigError(`API_KEYS_FILE (${keysFile}) ${error.message}`);
-    }
-  }
+  if (keysFile !== '') settings.apiKeysFile = resolve(keysFile);
   if (jwt !== undefined) settings.jwt = jwt;
   return settings;
 }

@@ -11,7 +11,7 @@ import { eventSettings, type EventSettings } from './event-settings.js';
 import { guessingLimits, rateLimit, type GuessingLimits, type RateLimitSettings } from './limit-settings.js';
 import { listenHost, metricsHost, metricsPort } from './listen-settings.js';
 
-export { AUTH_OFF, authModes, jwksLocation, type AuthMode, type AuthSettings } from './auth-settings.js';
+export { AUTH_OFF, authModes, jwksLocation, type AuthMode, type AuthSettings, type JwtSettings } from './auth-settings.js';
 export type { DbConfig, EmbeddedDbConfig, Endpoint, HostPort } from './database-settings.js';
 export { ConfigError } from './env-values.js';
 export type { EventSettings, WebhookSettings } from './event-settings.js';

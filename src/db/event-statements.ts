@@ -2,12 +2,16 @@
  * The statements of change events (EVENTS=on), beside statements.ts's and written the same way:
  * values travel as parameters, batch statements are built once per size.
  *
- * Ordering: every transaction that records events takes its ids from the one row of
- * event_sequence, whose lock it then holds until it commits. So ids are handed out in commit
- * order: once an event is readable, every event with a smaller id is too, and a reader that
- * resumes after the last id it saw never misses one. (Auto-increment ids would not do: they are
- * assigned at insert, and transactions commit in another order.) On a Galera cluster the row is
- * certified like any other: of two nodes taking the same ids, one is rolled back and runs again.
+ * Ordering: a change's transaction writes its events without an id (their `seq` is an
+ * auto-increment, given at insert, which is not commit order); ids are handed out afterwards, only
+ * to committed events, by a numbering transaction that holds the one row of event_sequence while it
+ * numbers them in seq order and moves the last id on. Numbering transactions follow one another, so
+ * ids follow the order in which events became readable: once an event is readable, every event with
+ * a smaller id is too, and a reader that resumes after the last id it saw never misses one. No lock
+ * is held through a change's commit, so changes commit side by side and share disk flushes.
+ * Two changes of one user are ordered by the user's row lock (the later one inserts its event only
+ * once the earlier committed, and so gets the greater seq); on a Galera node an applied event
+ * raises the auto-increment counter past its seq, so this holds across nodes too. See docs/events.md.
  */
 import { marks, memoized } from './statement-shapes.js';
 
@@ -34,6 +38,14 @@ export const eventTables = {
     'CREATE TABLE IF NOT EXISTS webhook_endpoints (endpoint CHAR(64) NOT NULL PRIMARY KEY, url TEXT NOT NULL, ' +
     'queued_through BIGINT UNSIGNED NOT NULL, ' +
     `updated_at TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP(3) ON UPDATE CURRENT_TIMESTAMP(3)) ${TABLE_OPTIONS}`,
+  /**
+   * Events are written without an id and numbered after they commit (see above): `seq` orders them
+   * as written and becomes the key; `id` is given later, unique. Existing rows keep their ids (and
+   * get seqs in id order), so readers resume by the ids they hold.
+   */
+  numberedAfterCommit:
+    'ALTER TABLE user_events MODIFY id BIGINT UNSIGNED NULL, DROP PRIMARY KEY, ' +
+    'ADD COLUMN seq BIGINT UNSIGNED NOT NULL AUTO_INCREMENT FIRST, ADD PRIMARY KEY (seq), ADD UNIQUE KEY user_events_id (id)',
   /** Deliveries not yet acknowledged (pending) or given up (failed); an acknowledged one is deleted. */
   webhookDeliveries:
     'CREATE TABLE IF NOT EXISTS webhook_deliveries (endpoint CHAR(64) NOT NULL, event_id BIGINT UNSIGNED NOT NULL, ' +
@@ -49,30 +61,44 @@ const PRUNED_ROW = 2;
 
 export const eventSql = {
   /**
-   * Hands out `count` ids and locks the sequence until commit: the statement's insert id is the
-   * last of them. The row is made by the first transaction that needs it.
+   * Events written in a change's transaction, in the order given, each with the user as that
+   * change left it: the values the change wrote, and the creation time the row holds. Values per
+   * event: type, user id, name, email, user id again, request id.
    */
-  takeIds:
-    `INSERT INTO event_sequence (id, last_id) VALUES (${SEQUENCE_ROW}, LAST_INSERT_ID(?)) ` +
-    'ON DUPLICATE KEY UPDATE last_id = LAST_INSERT_ID(last_id + ?)',
-  /**
-   * The events of users just created or replaced, read back in the same transaction, so they hold
-   * exactly what was stored. Ids follow the users' ids from `first`. Values: first, type, then (id,
-   * request id) per user, then the ids.
-   */
-  recordWritten: memoized(
+  recordChanges: memoized(
     (count) =>
-      `INSERT INTO user_events (id, type, user_id, name, email, created_at, request_id) ` +
-      `SELECT ? - 1 + ROW_NUMBER() OVER (ORDER BY id), ?, id, name, email, created_at, ` +
-      `CASE id ${marks(count, 'WHEN ? THEN ?', ' ')} END ` +
-      `FROM users WHERE id IN (${marks(count, '?')})`,
+      'INSERT INTO user_events (type, user_id, name, email, created_at, request_id) VALUES ' +
+      marks(count, '(?, ?, ?, ?, (SELECT created_at FROM users WHERE id = ?), ?)'),
   ),
   /** A removal's event: the id alone. */
-  recordDeleted: "INSERT INTO user_events (id, type, user_id, request_id) VALUES (?, 'user.deleted', ?, ?)",
+  recordDeleted: "INSERT INTO user_events (type, user_id, request_id) VALUES ('user.deleted', ?, ?)",
+  /** Up to `limit` committed events still without an id, in the order they were written. */
+  unnumbered: 'SELECT seq FROM user_events WHERE id IS NULL ORDER BY seq LIMIT ?',
+  /**
+   * The last id handed out, locking the sequence until commit (its insert id); the row is made by
+   * the first transaction that needs it.
+   */
+  lockLastId:
+    `INSERT INTO event_sequence (id, last_id) VALUES (${SEQUENCE_ROW}, LAST_INSERT_ID(0)) ` +
+    'ON DUPLICATE KEY UPDATE last_id = LAST_INSERT_ID(last_id)',
+  /**
+   * Ids for `count` events by seq, only where none was given yet, and the last id handed out moved
+   * on, in one statement: its affected rows are the events numbered and the sequence's row. Values:
+   * (seq, id) per event, the new last id, then the seqs.
+   */
+  number: memoized(
+    (count) =>
+      `UPDATE user_events e JOIN event_sequence s ON s.id = ${SEQUENCE_ROW} SET e.id = CASE e.seq ${marks(count, 'WHEN ? THEN ?', ' ')} END, ` +
+      `s.last_id = ? WHERE e.id IS NULL AND e.seq IN (${marks(count, '?')})`,
+  ),
   /** Up to `limit` events after an id, oldest first. */
   eventsAfter: `SELECT ${EVENT_COLUMNS} FROM user_events WHERE id > ? ORDER BY id LIMIT ?`,
   /** The last id handed out; none before the first event. */
   lastId: `SELECT last_id FROM event_sequence WHERE id = ${SEQUENCE_ROW}`,
+  /** Both marks in one row: the last id handed out and the last pruned, each 0 until first set. */
+  marks:
+    `SELECT COALESCE(MAX(IF(id = ${SEQUENCE_ROW}, last_id, NULL)), 0) AS last_id, ` +
+    `COALESCE(MAX(IF(id = ${PRUNED_ROW}, last_id, NULL)), 0) AS pruned_through FROM event_sequence`,
   /** The greatest id pruned; a reader resuming before it has missed events. */
   prunedThrough: `SELECT last_id FROM event_sequence WHERE id = ${PRUNED_ROW}`,
   /**
@@ -180,6 +206,43 @@ export const webhookSql = {
   ),
   /** The operator's tools (npm run webhooks): every endpoint ever seen. */
   endpoints: 'SELECT endpoint, url FROM webhook_endpoints ORDER BY url',
+  /**
+   * Every endpoint with its pending and failed deliveries counted, and whether a process delivers
+   * to it now (holds its lease, `webhook:<endpoint>`: see endpoint-worker.ts). For the gauges, the
+   * start-up check and the operator's tools; the counts read the (endpoint, state, ...) index.
+   */
+  endpointCounts:
+    "SELECT w.endpoint, w.url, COUNT(CASE WHEN d.state = 'pending' THEN 1 END) AS pending, COUNT(CASE WHEN d.state = 'failed' THEN 1 END) AS failed, " +
+    "EXISTS (SELECT 1 FROM event_leases l WHERE l.name = CONCAT('webhook:', w.endpoint) AND l.expires_at >= NOW(3)) AS delivered " +
+    'FROM webhook_endpoints w LEFT JOIN webhook_deliveries d ON d.endpoint = w.endpoint GROUP BY w.endpoint, w.url ORDER BY w.url',
+  /** Whether a process delivers to the endpoint now (holds its lease). Values: endpoint. */
+  endpointDelivered: "SELECT 1 FROM event_leases WHERE name = CONCAT('webhook:', ?) AND expires_at >= NOW(3)",
+  /**
+   * A page of an endpoint's pending deliveries after an event id: its event's type (null once
+   * pruned), attempts, last error, and when it is next tried, or the user's earlier pending
+   * delivery it waits behind (`behind`). Values: endpoint, after, limit.
+   */
+  pendingPage:
+    'SELECT d.event_id, e.type, d.user_id, d.attempts, d.last_error, d.next_attempt_at, ' +
+    'TIMESTAMPDIFF(SECOND, NOW(3), d.next_attempt_at) AS in_seconds, ' +
+    "(SELECT MAX(o.event_id) FROM webhook_deliveries o WHERE o.endpoint = d.endpoint AND o.user_id = d.user_id AND o.state = 'pending' AND o.event_id < d.event_id) AS behind " +
+    "FROM webhook_deliveries d LEFT JOIN user_events e ON e.id = d.event_id WHERE d.endpoint = ? AND d.state = 'pending' AND d.event_id > ? " +
+    'ORDER BY d.event_id LIMIT ?',
+  /** Up to `limit` of an endpoint's deliveries, pending or failed, removed. Values: endpoint, limit. */
+  dropDeliveries: 'DELETE FROM webhook_deliveries WHERE endpoint = ? LIMIT ?',
+  /** The endpoint forgotten: configured again, it starts at the last event recorded then. Values: endpoint. */
+  dropEndpoint: 'DELETE FROM webhook_endpoints WHERE endpoint = ?',
+  /** Deliveries of one endpoint (the second value) that the other (the first) already has, removed before a move. */
+  dropMovedTwice:
+    'DELETE s FROM webhook_deliveries s JOIN webhook_deliveries t ON t.endpoint = ? AND t.event_id = s.event_id WHERE s.endpoint = ?',
+  /**
+   * Up to `limit` of an endpoint's deliveries handed to another, pending anew (attempts reset, a new
+   * retry period), each waiting until its user's earlier ones went (webhookSql.stranded finds the
+   * first of each). Values: the new endpoint, the old one, limit.
+   */
+  moveDeliveries:
+    "UPDATE webhook_deliveries SET endpoint = ?, state = 'pending', attempts = 0, last_error = NULL, queued_at = NOW(3), " +
+    `next_attempt_at = ${WAITING} WHERE endpoint = ? ORDER BY event_id LIMIT ?`,
   /** A page of an endpoint's failed deliveries after an event id, with their events' types (null once pruned). Values: endpoint, after, limit. */
   failedPage:
     'SELECT d.event_id, e.type, d.user_id, d.attempts, d.last_error, d.queued_at FROM webhook_deliveries d ' +

@@ -1,18 +1,22 @@
-import { Readable } from 'node:stream';
 import type { PoolConnection } from 'mysql2';
+import { ChunkFlow, type RowChunks } from './chunk-flow.js';
 import type { ConnectionSource } from './connection-source.js';
 import { DatabaseTimeoutError, type Deadline } from './deadline.js';
 
-/** Turns a query's rows into the bytes of a stream: `add` returns a chunk once one is full, `end` the last bytes. */
+/**
+ * Turns a query's rows into the bytes of a stream: `add` returns a chunk once one is full, `end` the
+ * last bytes; `reuse`, when given, takes back a chunk after it (the first excepted) once it was sent.
+ */
 export interface RowEncoder<Row> {
   add(row: Row): Buffer | undefined;
   end(): Buffer;
+  reuse?(chunk: Buffer): void;
 }
 
 /** A streamed query's first chunk, and the chunks after it unless the first was the whole result. */
 export interface OpenedRows {
   first: Buffer;
-  rest: Readable | undefined;
+  rest: RowChunks | undefined;
 }
 
 /** A streamed query as it starts: its first row (or its end), then its first chunk. */
@@ -30,11 +34,12 @@ export interface EncodedRows {
  * protocol, or null), encoded into chunks as they arrive. Rows go into the encoder as mysql2 emits
  * them, not through a stream write each (which took a 1000-row list two thirds more CPU), and a
  * result that ends within its first chunk never becomes a stream at all. Chunks after the first
- * form a Readable whose back-pressure pauses the connection (push returns false; the stream asks
- * for more through read). The connection goes back to the pool when the statement is over (a
- * statement error leaves it usable) and is destroyed if the rows are cut short first, since the
- * query may still be sending. The database may fall silent until the deadline before the first
- * row and for `silenceMs` after it; a reader holding chunks back is not silence.
+ * pass through a ChunkFlow: one in the reader's hands, one waiting at most, the connection paused
+ * meanwhile, and each sent chunk handed back to the encoder to be filled again. The connection goes
+ * back to the pool when the statement is over (a statement error leaves it usable) and is
+ * destroyed if the rows are cut short first, since the query may still be sending. The database
+ * may fall silent until the deadline before the first row and for `silenceMs` after it; a reader
+ * holding chunks back is not silence.
  */
 export function encodedRows<Row>(
   pool: ConnectionSource,
@@ -50,8 +55,8 @@ export function encodedRows<Row>(
   let received = 0;
   let receivedAtCheck = 0;
   let statementError: Error | undefined;
-  let rest: Readable | undefined;
-  let first: Buffer | undefined;
+  let rest: ChunkFlow | undefined;
+  let paused = false;
   let start!: () => void;
   let failStart!: (error: Error) => void;
   let open!: (rows: OpenedRows) => void;
@@ -83,26 +88,23 @@ export function encodedRows<Row>(
     failStart(error);
     failOpen(error);
   }
-  const openStream = (full: Buffer): void => {
-    first = full;
-    rest = new Readable({
-      // No full chunk waits unread while more rows are taken: memory stays at a chunk or two.
-      highWaterMark: 0,
-      read: () => connection.resume(),
-      destroy(error, done) {
+  const openStream = (first: Buffer): void => {
+    rest = new ChunkFlow({
+      resume() {
+        if (!paused || over) return;
+        paused = false;
+        connection.resume();
+      },
+      reuse: (chunk) => encoder.reuse?.(chunk),
+      stop() {
         if (!over) leave(true);
-        done(error);
       },
     });
-    // Whoever reads the chunks learns of a failure from them (pipeline, once); one that comes before
-    // anyone listens must not be thrown.
-    rest.on('error', () => {});
     open({ first, rest });
   };
   // One timer per silence limit, not per row.
   const check = (): void => {
-    const heldBack = (rest?.readableLength ?? 0) > 0;
-    if (received === receivedAtCheck && !heldBack) return fail(new DatabaseTimeoutError('The database stopped sending rows', true));
+    if (received === receivedAtCheck && !rest?.holding) return fail(new DatabaseTimeoutError('The database stopped sending rows', true));
     receivedAtCheck = received;
     watchdog = setTimeout(check, silenceMs);
   };
@@ -123,7 +125,10 @@ export function encodedRows<Row>(
       }
       if (!full) return;
       if (!rest) openStream(full);
-      else if (!rest.push(full)) connection.pause();
+      else if (!rest.push(full)) {
+        paused = true;
+        connection.pause();
+      }
     })
     // A statement error leaves the connection usable: the 'end' that follows releases it.
     .on('error', (error: Error) => void (statementError = error))
@@ -136,7 +141,7 @@ export function encodedRows<Row>(
       const last = encoder.end();
       if (!rest) return open({ first: last, rest: undefined });
       rest.push(last);
-      rest.push(null);
+      rest.end();
     });
   return { started, opened, abort: fail };
 }

@@ -89,9 +89,9 @@ export function describeAuth(source: Json, mode: ProtectedMode): Json {
 
 const note: Record<ProtectedMode, string> = {
   writes:
-    '**Bearer tokens (`AUTH=writes`).** This server requires `Authorization: Bearer <token>` with the scope `users:write` to create, update or delete users: without a token 401 `{"error": "Authentication required"}`, with a token that is not valid 401 `{"error": "Invalid token"}`, with one that lacks the scope 403 `{"error": "Insufficient scope"}`, each with a `WWW-Authenticate: Bearer realm="users"` challenge. Reading stays as described above. Use "Authorize" to send a token from this page.',
+    '**Bearer tokens (`AUTH=writes`).** Creating, updating or deleting a user needs a token with the scope `users:write` (`Authorization: Bearer <token>`): 401 without a valid token, 403 without the scope. Reading needs none. Use "Authorize" to send a token from this page.',
   all:
-    '**Bearer tokens (`AUTH=all`).** This server requires `Authorization: Bearer <token>`: the scope `users:write` to create, update or delete users and `users:read` to read one; the list takes either `pwd` or a token with `users:read` (a token sent is judged alone; without one the list answers as above, `Invalid password` included). Elsewhere, without a token 401 `{"error": "Authentication required"}`; everywhere, with a token that is not valid 401 `{"error": "Invalid token"}`, with one that lacks the scope 403 `{"error": "Insufficient scope"}`, each with a `WWW-Authenticate: Bearer realm="users"` challenge. Use "Authorize" to send a token from this page.',
+    '**Bearer tokens (`AUTH=all`).** Creating, updating or deleting a user needs a token with the scope `users:write` (`Authorization: Bearer <token>`), reading one a token with `users:read`, and the list either `pwd` or a token with `users:read`: 401 without a valid token, 403 without the scope. Use "Authorize" to send a token from this page.',
 };
 
 const optionalPassword: Json = {

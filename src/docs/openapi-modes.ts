@@ -68,7 +68,7 @@ function withoutEvents(doc: Json, contract: Json): Json {
 export function describeMode(contract: Json, mode: ApiCompat): Json {
   if (mode === 'contract') return contract;
   const doc = structuredClone(contract) as Json & { info: Json; paths: Record<string, Record<string, { responses: Json }>> };
-  doc.info.description = `${String(doc.info.description)}\n\n**Compatibility mode \`${mode}\`.** This server runs with \`API_COMPAT=${mode}\`, answering as an older implementation did: ${notes[mode]}. Everything else is as described above.`;
+  doc.info.description = `${String(doc.info.description)}\n\n**Compatibility mode \`${mode}\`.** This server runs with \`API_COMPAT=${mode}\`, answering as an older implementation did: ${notes[mode]}. Everything else is as this page describes.`;
   const list = doc.paths['/api/users']!.get!.responses;
   const read = doc.paths['/api/users/{id}']!.get!.responses;
   const remove = doc.paths['/api/users/{id}']!.delete!.responses;

@@ -8,7 +8,9 @@ import type { Handler } from '../http/context.js';
 import type { Router } from '../http/router.js';
 import type { UserAccess } from '../users/http/access.js';
 import type { PasswordGate } from '../users/http/password-gate.js';
+import type { EventRecording } from '../users/storage/recorded-writes.js';
 import { EventLog } from './event-log.js';
+import { EventNumbering } from './event-numbering.js';
 import { Pruner } from './pruner.js';
 import type { StreamLimits } from './stream/event-stream.js';
 import type { EventStreams } from './stream/event-streams.js';
@@ -35,6 +37,7 @@ export interface ChangeEventsOptions {
  */
 export class ChangeEvents {
   readonly log: EventLog;
+  private readonly numbering: EventNumbering;
   private readonly pruner: Pruner;
   private readonly webhooks: WebhookDelivery | undefined;
   private streams: EventStreams | undefined;
@@ -43,15 +46,28 @@ export class ChangeEvents {
   constructor(readonly options: ChangeEventsOptions) {
     const db = new Database(options.pool, options.tuning.operationTimeoutMs, options.tuning.trustAnsweredWithinMs);
     this.log = new EventLog(db);
+    this.numbering = new EventNumbering(db, options.logger, (lastId) => this.streams?.numbered(lastId));
     this.pruner = new Pruner(db, this.log, options.settings.retentionSeconds, options.logger, options.pruneIntervalMs);
     const { webhooks } = options.settings;
     this.webhooks = webhooks && new WebhookDelivery(db, this.log, webhooks, options.logger, options.metrics ? webhookMetrics(options.metrics) : unobserved);
   }
 
+  /** What the store tells of the events it commits: they are numbered at once. */
+  get recording(): EventRecording {
+    return { committed: this.numbering.committed };
+  }
+
   /** `GET /api/users/events`, let in exactly as the list is. */
   serveStream(router: Router<Handler>, access: UserAccess, byPassword: PasswordGate): void {
     const { logger, streamLimits } = this.options;
-    this.streams = registerEventStream(router, { log: this.log, logger, access, byPassword, ...(streamLimits ? { limits: streamLimits } : {}) });
+    this.streams = registerEventStream(router, {
+      log: this.log,
+      logger,
+      access,
+      byPassword,
+      ...(streamLimits ? { limits: streamLimits } : {}),
+      ...(this.options.metrics ? { metrics: this.options.metrics } : {}),
+    });
   }
 
   /** Ends the open streams at once, so that a shutdown does not wait for them. */
@@ -63,11 +79,12 @@ export class ChangeEvents {
   start(): void {
     if (this.started) return;
     this.started = true;
+    this.numbering.start();
     this.pruner.start();
     this.webhooks?.start();
   }
 
   async stop(): Promise<void> {
-    await Promise.all([this.pruner.stop(), this.webhooks?.stop()]);
+    await Promise.all([this.numbering.stop(), this.pruner.stop(), this.webhooks?.stop()]);
   }
 }

@@ -34,6 +34,12 @@ export class EventLog {
     return row ? Number(row.last_id) : 0;
   }
 
+  /** The last id handed out and the greatest pruned, in one read. */
+  async marks(): Promise<{ lastId: number; prunedThrough: number }> {
+    const [row] = await this.db.read<Array<{ last_id: number | string; pruned_through: number | string }>>(eventSql.marks, []);
+    return { lastId: Number(row?.last_id ?? 0), prunedThrough: Number(row?.pruned_through ?? 0) };
+  }
+
   /** The greatest id pruned (0 when none was): a reader resuming before it has missed events. */
   async prunedThrough(): Promise<number> {
     const [row] = await this.db.read<Array<{ last_id: number | string }>>(eventSql.prunedThrough, []);

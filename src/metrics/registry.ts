@@ -108,6 +108,11 @@ export class Registry {
     this.define({ name, help, type, labelNames: [], merge, read: async () => [{ labels: [], value: await collect() }] });
   }
 
+  /** A gauge with labels whose series are read when a snapshot is taken: as many as `collect` gives, none at times. */
+  collectedGauge(name: string, help: string, labelNames: string[], collect: () => Series[], merge: MergeRule = 'sum'): void {
+    this.define({ name, help, type: 'gauge', labelNames, merge, read: async () => collect().map(({ labels, value }) => ({ labels: labels.slice(), value })) });
+  }
+
   async snapshot(): Promise<Snapshot> {
     return Promise.all(
       this.definitions.map(async ({ read, ...metric }) => ({ ...metric, series: await read() })),

@@ -1,6 +1,5 @@
 import { readApiKeysFile } from '../auth/api-key-file.js';
-import type { JwtSettings } from '../auth/jwt-settings.js';
-import type { Config } from '../config/environment.js';
+import type { Config, JwtSettings } from '../config/environment.js';
 import type { LogFields } from '../log/logger.js';
 
 /**
@@ -22,7 +21,7 @@ export function featureSummary(config: Pick<Config, 'auth' | 'events' | 'rateLim
   };
 }
 
-/** The keys the file holds now; it was read when the settings were, so failing here means it changed since. */
+/** The keys the file holds now; the service read it before it listened, so failing here means it changed since. */
 function apiKeyCount(path: string): number | string {
   try {
     return readApiKeysFile(path).size;

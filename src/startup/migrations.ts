@@ -19,7 +19,7 @@ export function latestVersion(features = NO_FEATURES): number {
 
 /**
  * Where a database is and what the settings need, which differ: one that once ran with EVENTS=on is
- * at version 8 while the settings without EVENTS need only 3.
+ * at version 9 while the settings without EVENTS need only 3.
  */
 export interface SchemaVersions {
   /** The newest migration the database recorded; undefined when it recorded none (or has no record at all). */
@@ -75,12 +75,23 @@ export interface MigrationOutcome {
   versions: SchemaVersions;
 }
 
-/** An index is added online (online-index.ts); a new table is created unless it exists. The milliseconds it took. */
+/** ALTER TABLE ... ADD COLUMN of a column that exists: another runner, without the lock, applied the migration meanwhile. */
+const ER_DUP_FIELDNAME = 1060;
+
+/**
+ * An index is added online (online-index.ts); a new table is created unless it exists; a change
+ * of columns is made unless its column exists. The milliseconds it took.
+ */
 async function apply(session: SchemaSession, migration: Migration, logger: Logger): Promise<number> {
-  const { version, name, index, statement } = migration;
+  const { version, name, index, column, statement } = migration;
   if (index !== undefined) return addIndexOnline(session, { index, statement }, logger, { version, name });
   const started = performance.now();
-  await session.long(statement);
+  if (column === undefined) await session.long(statement);
+  else if ((await session.query<unknown[]>(sql.columnExists, [column.table, column.name])).length === 0) {
+    await session.long(statement).catch((error: unknown) => {
+      if ((error as { errno?: unknown }).errno !== ER_DUP_FIELDNAME) throw error;
+    });
+  }
   return Math.round(performance.now() - started);
 }
 

@@ -1,4 +1,4 @@
-import type { ServiceDatabase } from '../startup/service-database.js';
+import type { ServiceDatabase } from '../embedded-db/service-database.js';
 import type { Logger } from '../log/logger.js';
 
 /**

@@ -4,7 +4,7 @@ import { socketOf } from '../config/db-servers.js';
 import type { Config } from '../config/environment.js';
 import { EmbeddedServerError } from '../embedded-db/index.js';
 import { poolTuning } from '../db/pool-tuning.js';
-import { openServiceDatabase, type ServiceDatabase } from '../startup/service-database.js';
+import { openServiceDatabase, type ServiceDatabase } from '../embedded-db/service-database.js';
 import { workerCounters } from '../limits/worker-counters.js';
 import type { Logger } from '../log/logger.js';
 import { answerPrimary, askPrimary } from '../metrics/cluster.js';

@@ -3,7 +3,7 @@ import { socketOf } from '../config/db-servers.js';
 import type { Config } from '../config/environment.js';
 import { connectionsPerInstance, maxConnections } from '../startup/connection-budget.js';
 import { SchemaSetup } from '../startup/schema-setup.js';
-import type { ServiceDatabase } from '../startup/service-database.js';
+import type { ServiceDatabase } from '../embedded-db/service-database.js';
 import { serveCounters } from '../limits/primary-counters.js';
 import type { Logger } from '../log/logger.js';
 import { collectFromWorkers, serveWorkers } from '../metrics/cluster.js';

@@ -4,7 +4,7 @@ import { directOperation } from '../../bench/direct-operations.js';
 import { httpOperation } from '../../bench/http-load.js';
 import { parseOptions } from '../../bench/options.js';
 import { FINDING_TABLE_ROWS, ROTATING_IDS, scenarioNamed, scenarios, SEARCH_PAGE_SIZE, seededUser } from '../../bench/workload.js';
-import { DEFAULT_SORT } from '../../src/users/rules/list-request.js';
+import { DEFAULT_SORT } from '../../src/users/rules/list-query.js';
 import { findStatement } from '../../src/users/storage/list-statements.js';
 
 const query = (path: string) => new URL(path, 'http://bench.invalid').searchParams;

@@ -2,9 +2,12 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { request } from '../helpers/http.js';
 import { startService, type RunningService } from '../helpers/service.js';
+import { allNumbered } from './support/numbered.js';
 
 interface OutboxRow {
-  id: number;
+  seq: number;
+  /** Null until the event is numbered, right after its change committed. */
+  id: number | null;
   type: string;
   user_id: number;
   name: string | null;
@@ -21,9 +24,10 @@ describe('the outbox (EVENTS=on): one event per acknowledged change, written wit
   });
   after(() => service.close());
 
-  const outbox = () => service.db.query<OutboxRow[]>('SELECT id, type, user_id, name, email, request_id FROM user_events ORDER BY id');
-  const lastId = async () => (await outbox()).at(-1)?.id ?? 0;
-  const since = async (id: number) => (await outbox()).filter((row) => row.id > id);
+  // In the order written (seq), numbered or not: an event exists as soon as its change is acknowledged.
+  const outbox = () => service.db.query<OutboxRow[]>('SELECT seq, id, type, user_id, name, email, request_id FROM user_events ORDER BY seq');
+  const lastId = async () => (await outbox()).at(-1)?.seq ?? 0;
+  const since = async (seq: number) => (await outbox()).filter((row) => row.seq > seq);
 
   test('a create records user.created with the stored fields and the request id of the request that made it', async () => {
     const start = await lastId();
@@ -88,12 +92,27 @@ describe('the outbox (EVENTS=on): one event per acknowledged change, written wit
     const events = await since(start);
     assert.deepEqual(events.filter((e) => e.type === 'user.created').map((e) => `${e.user_id} ${e.request_id}`).sort(), ids.map((id, i) => `${id} many-${i}`).sort());
     assert.deepEqual(events.filter((e) => e.type === 'user.updated').map((e) => `${e.user_id} ${e.name}`).sort(), ids.map((id, i) => `${id} Changed ${i}`).sort());
-    const ordered = events.map((e) => e.id);
-    assert.deepEqual(ordered, [...new Set(ordered)].sort((a, b) => a - b), 'ids distinct and rising');
+    await allNumbered(service.db);
+    const numbered = (await since(start)).sort((a, b) => a.id! - b.id!);
+    assert.equal(new Set(numbered.map((e) => e.id)).size, numbered.length, 'ids distinct');
     for (const id of ids) {
-      const mine = events.filter((e) => e.user_id === id).map((e) => e.type);
-      assert.deepEqual(mine, ['user.created', 'user.updated'], `user ${id}: created before updated`);
+      const mine = numbered.filter((e) => e.user_id === id).map((e) => e.type);
+      assert.deepEqual(mine, ['user.created', 'user.updated'], `user ${id}: created before updated, in id order`);
     }
+  });
+
+  test('many concurrent PUTs of one user (several in one shared statement) each record an event, and the last in id order is the user as stored', async () => {
+    const start = await lastId();
+    const puts = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => request(service.baseUrl, 'PUT', '/api/users/7', { json: { name: `Hot ${i}`, email: `hot${i}@events.example` } })),
+    );
+    assert.ok(puts.every((res) => res.status === 200));
+    await allNumbered(service.db);
+    const events = (await since(start)).sort((a, b) => a.id! - b.id!);
+    assert.deepEqual(events.map((e) => e.name).sort(), Array.from({ length: 40 }, (_, i) => `Hot ${i}`).sort(), 'one event per change, each with its own values');
+    const stored = (await request(service.baseUrl, 'GET', '/api/users/7')).json as { name: string; email: string };
+    assert.deepEqual({ name: events.at(-1)!.name, email: events.at(-1)!.email }, { name: stored.name, email: stored.email });
+    assert.deepEqual(events.map((e) => e.id), events.map((e) => e.seq).sort((a, b) => a - b).map((_, i) => events[0]!.id! + i), 'ids without a hole');
   });
 });
 

@@ -3,6 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { request } from '../helpers/http.js';
 import { waitUntil } from '../helpers/poll-until.js';
 import { startService, TEST_PASSWORD, type RunningService } from '../helpers/service.js';
+import { eventIdOf } from './support/numbered.js';
 import { SseClient } from './support/sse-client.js';
 
 const STREAM = `/api/users/events?pwd=${TEST_PASSWORD}`;
@@ -24,8 +25,7 @@ describe('EVENTS_RETENTION: resuming from before what was pruned is 410, so the 
     const ids: number[] = [];
     for (const i of [1, 2, 3]) {
       assert.equal((await request(service.baseUrl, 'POST', '/api/users', { json: { name: `Old ${i}`, email: `old${i}@events.example` }, headers: { 'x-request-id': `old-${i}` } })).status, 201);
-      const [row] = await service.db.query<Array<{ id: number }>>('SELECT id FROM user_events WHERE request_id = ?', [`old-${i}`]);
-      ids.push(row!.id);
+      ids.push(await eventIdOf(service.db, `old-${i}`));
     }
     const newest = ids[2]!;
     await waitUntil('the three events to be pruned', async () => (await prunedThrough()) >= newest);

@@ -46,7 +46,7 @@ function stalledReader(service: RunningService): Promise<StalledReader> {
 describe('a reader that falls too far behind is closed; the others are served on', () => {
   let service: RunningService;
   before(async () => {
-    service = await startService('stream_slow', { events: { retentionSeconds: 86_400, webhooks: undefined }, eventStream: { maxBufferedBytes: 64 * 1024, pollMs: 50 } });
+    service = await startService('stream_slow', { events: { retentionSeconds: 86_400, webhooks: undefined }, eventStream: { drainTimeoutMs: 2000, pollMs: 50 } });
     assert.equal((await request(service.baseUrl, 'POST', '/api/users', { json: { name: 'First', email: 'first@slow.example' } })).status, 201);
   });
   after(() => service?.close());
@@ -71,7 +71,7 @@ describe('a reader that falls too far behind is closed; the others are served on
     return first + FLOOD_EVENTS - 1;
   }
 
-  test('a stream whose reader reads nothing is closed once its buffer passes the bound, while another stream and the API are served', async () => {
+  test('a stream whose reader reads nothing is closed once it has taken nothing for the drain timeout, while another stream and the API are served', async () => {
     const slow = await stalledReader(service);
     assert.match(slow.head, /^HTTP\/1\.1 200 OK\r\n/);
     const last = await recordFlood();

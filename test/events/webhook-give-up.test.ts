@@ -118,10 +118,7 @@ describe('a delivery failing for the whole retry period (WEBHOOK_RETRY_FOR), and
     await waitUntil('it is delivered', () => receiver.acknowledged().some((one) => one.event.data.id === id), { timeoutMs: 30_000 });
   });
 
-  test('a command it does not know, or a database without webhook tables, is one line on stderr and exit 1', async () => {
-    const bad = await tool('list');
-    assert.equal(bad.code, 1);
-    assert.equal(bad.stderr.trim(), 'webhooks failed: Usage: npm run webhooks -- failed | resend --all | resend <event id>...');
+  test('a database without webhook tables is one line on stderr and exit 1', async () => {
     const plain = await startService('hooks_no_events');
     try {
       const none = await runScript(WEBHOOKS, dbEnv(plain.db.config), 30_000, { args: ['failed'] });

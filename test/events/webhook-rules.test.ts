@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import type { StoredEvent } from '../../src/events/event-log.js';
-import { afterFailure, RETRY_SCHEDULE_SECONDS } from '../../src/events/webhooks/retry-schedule.js';
+import { afterFailure, RETRY_PAUSES_SECONDS } from '../../src/events/webhooks/retry-schedule.js';
 import { signedHeaders, webhookId } from '../../src/events/webhooks/signature.js';
 import { OpenEvents } from '../../src/events/webhooks/open-events.js';
 
@@ -11,14 +11,18 @@ const noJitter = () => 0;
 const fullJitter = () => 0.999_999;
 
 describe('the retry schedule', () => {
-  test('immediately, then 5 s, 30 s, 2 min, 10 min, 30 min, 1 h, 2 h, 4 h, 8 h, then every 8 h', () => {
-    assert.deepEqual(RETRY_SCHEDULE_SECONDS, [0, 5, 30, 120, 600, 1800, 3600, 7200, 14_400, 28_800]);
-    const pauses = Array.from({ length: 12 }, (_, i) => afterFailure(i + 1, 0, 30 * DAY, noJitter));
-    assert.deepEqual(pauses.map((next) => (next.state === 'pending' ? next.delaySeconds : 'failed')), [5, 30, 120, 600, 1800, 3600, 7200, 14_400, 28_800, 28_800, 28_800, 28_800]);
+  test('a failed attempt is retried at once, then after 5 s, 30 s, 2 min, 10 min, 30 min, 1 h, 2 h, 4 h, 8 h, then every 8 h', () => {
+    assert.deepEqual(RETRY_PAUSES_SECONDS, [0, 5, 30, 120, 600, 1800, 3600, 7200, 14_400, 28_800]);
+    const pauses = Array.from({ length: 13 }, (_, i) => afterFailure(i + 1, 0, 30 * DAY, noJitter));
+    assert.deepEqual(pauses.map((next) => (next.state === 'pending' ? next.delaySeconds : 'failed')), [0, 5, 30, 120, 600, 1800, 3600, 7200, 14_400, 28_800, 28_800, 28_800, 28_800]);
   });
 
-  test('each pause is lengthened by up to 10% at random, never shortened', () => {
-    for (const attempts of [1, 4, 9, 20]) {
+  test('the retry at once is not delayed at random', () => {
+    assert.deepEqual(afterFailure(1, 0, 30 * DAY, fullJitter), { state: 'pending', delaySeconds: 0 });
+  });
+
+  test('each later pause is lengthened by up to 10% at random, never shortened', () => {
+    for (const attempts of [2, 4, 9, 20]) {
       const base = afterFailure(attempts, 0, 30 * DAY, noJitter);
       const most = afterFailure(attempts, 0, 30 * DAY, fullJitter);
       assert.ok(base.state === 'pending' && most.state === 'pending');
@@ -27,7 +31,7 @@ describe('the retry schedule', () => {
   });
 
   test('no attempt is scheduled past the retry period: the last is made when it ends', () => {
-    assert.deepEqual(afterFailure(1, 0, 2, noJitter), { state: 'pending', delaySeconds: 2 });
+    assert.deepEqual(afterFailure(2, 0, 2, noJitter), { state: 'pending', delaySeconds: 2 });
     assert.deepEqual(afterFailure(9, 3 * DAY - 60, 3 * DAY, noJitter), { state: 'pending', delaySeconds: 60 });
   });
 

@@ -15,6 +15,11 @@ export interface TcpProxy {
   readonly mode: ProxyMode;
   /** Client connections currently open through the proxy. */
   readonly openLinks: number;
+  /**
+   * MySQL commands the clients have sent through the proxy so far: packets with sequence id 0,
+   * each a statement, a prepare, a ping... as the database server receives them.
+   */
+  readonly commands: number;
   setMode(mode: ProxyMode): Promise<void>;
   /**
    * Closes the database side of every open link without telling the client: the client learns
@@ -33,6 +38,7 @@ interface Link {
 /** A TCP proxy on 127.0.0.1 (port 0) in front of `target`, which a test can cut and restore. */
 export async function startTcpProxy(target: { host: string; port: number }, mode: ProxyMode = 'forward'): Promise<TcpProxy> {
   const links = new Set<Link>();
+  let commands = 0;
   let current: ProxyMode = mode;
   let server: Server | undefined;
   let port = 0;
@@ -63,8 +69,30 @@ export async function startTcpProxy(target: { host: string; port: number }, mode
     };
     upstream.on('error', upstreamGone);
     upstream.on('close', upstreamGone);
+    client.on('data', countCommands());
     client.pipe(upstream);
     upstream.pipe(client);
+  };
+
+  /** Reads the packet headers of one client's stream (3 bytes of length, 1 of sequence id) and counts those that start a command. */
+  const countCommands = (): ((chunk: Buffer) => void) => {
+    let skip = 0;
+    const header: number[] = [];
+    return (chunk) => {
+      for (let i = 0; i < chunk.length; ) {
+        if (skip > 0) {
+          const taken = Math.min(skip, chunk.length - i);
+          skip -= taken;
+          i += taken;
+          continue;
+        }
+        header.push(chunk[i++]!);
+        if (header.length < 4) continue;
+        if (header[3] === 0) commands++;
+        skip = header[0]! | (header[1]! << 8) | (header[2]! << 16);
+        header.length = 0;
+      }
+    };
   };
 
   const listen = (): Promise<void> =>
@@ -126,6 +154,9 @@ export async function startTcpProxy(target: { host: string; port: number }, mode
     },
     get openLinks() {
       return links.size;
+    },
+    get commands() {
+      return commands;
     },
     setMode,
     severSilently,

@@ -15,7 +15,7 @@ const tables = async (db: Awaited<ReturnType<typeof createTestDatabase>>) =>
   (await db.query<Array<{ name: string }>>('SELECT table_name AS name FROM information_schema.tables WHERE table_schema = DATABASE() ')).map((row) => row.name).sort();
 
 describe('the tables of change events are migrations, applied only with EVENTS=on', () => {
-  test('without EVENTS the schema stops at version 3; with EVENTS=on, versions 4-8 add the event tables, and a second run finds nothing pending; the version the database is at and the one the settings need are reported apart', async () => {
+  test('without EVENTS the schema stops at version 3; with EVENTS=on, versions 4-9 add the event tables (9 numbers events after commit), and a second run finds nothing pending; the version the database is at and the one the settings need are reported apart', async () => {
     const db = await createTestDatabase('mig_events');
     try {
       const plain = await runScript(MIGRATE, dbEnv(db.config));
@@ -28,13 +28,14 @@ describe('the tables of change events are migrations, applied only with EVENTS=o
       for (const name of ['create_user_events', 'create_event_sequence', 'create_event_leases', 'create_webhook_endpoints', 'create_webhook_deliveries']) {
         assert.match(dry.stdout, new RegExp(`-- migration \\d ${name}\\nCREATE TABLE IF NOT EXISTS`));
       }
+      assert.match(dry.stdout, /-- migration 9 number_user_events_after_commit\nALTER TABLE user_events /);
       assert.deepEqual(await tables(db), ['schema_migrations', 'users'], 'a dry run changes nothing');
 
       const withEvents = await runScript(MIGRATE, { ...dbEnv(db.config), EVENTS: 'on', LOG_FORMAT: 'pretty' });
       assert.equal(withEvents.code, 0, withEvents.stderr);
       assert.match(withEvents.stdout, new RegExp(`applied ${WITH_EVENTS - BASE} migrations; it is at schema version ${WITH_EVENTS}; these settings need version ${WITH_EVENTS}\\.$`, 'm'));
       assert.deepEqual(await tables(db), ['schema_migrations', 'users', ...EVENT_TABLES].sort());
-      assert.deepEqual((await migrationRecords(db)).map((record) => record.version), [1, 2, 3, 4, 5, 6, 7, 8]);
+      assert.deepEqual((await migrationRecords(db)).map((record) => record.version), [1, 2, 3, 4, 5, 6, 7, 8, 9]);
 
       const again = await runScript(MIGRATE, { ...dbEnv(db.config), EVENTS: 'on' });
       assert.match(again.stdout, new RegExp(`^No migration pending: \\S+ on \\S+ is at schema version ${WITH_EVENTS}; these settings need version ${WITH_EVENTS}\\.$`, 'm'));

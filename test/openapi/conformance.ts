@@ -53,7 +53,7 @@ export function runConformance(mode: ApiCompat): void {
       test('without metrics the served description leaves out /metrics and its tag', () => {
         assert.equal(api.document.paths['/metrics'], undefined);
         const tags = (api.document as unknown as { tags: Array<{ name: string }> }).tags.map((tag) => tag.name);
-        assert.deepEqual(tags, ['health', 'users']);
+        assert.deepEqual(tags, ['users', 'health']);
       });
     }
 
@@ -128,8 +128,8 @@ export function runConformance(mode: ApiCompat): void {
         poolTuning: poolTuning({ connectionLimit: 1, queueLimit: 1, connectTimeoutMs: 5000 }),
       });
       held = takeConnection(busy.app.pool);
-      queued = takeConnection(busy.app.pool);
       await held;
+      queued = (await waitingForConnection(busy.app.pool)).request;
     });
     after(async () => {
       busy.app.pool.giveBack(await held, false);
@@ -195,6 +195,21 @@ export function assertDocumented(api: ApiDescription, c: Case, res: ApiResponse)
     const example = media.examples?.[c.example];
     assert.ok(example, `no example ${c.example} documented for ${c.operationId} ${key}`);
     assert.deepEqual(body, example.value);
+  }
+}
+
+/**
+ * A request for a connection that is left waiting in the pool's one-slot queue. The service's own
+ * background reads (events numbered, pruned) may hold the slot for a while: the request is made
+ * again until it is the one waiting.
+ */
+async function waitingForConnection(pool: ConnectionSource): Promise<{ request: Promise<PoolConnection> }> {
+  for (;;) {
+    const request = takeConnection(pool);
+    const state = await Promise.race([request.then(() => 'given', () => 'refused'), new Promise((resolve) => setTimeout(resolve, 300, 'waiting'))]);
+    if (state === 'waiting') return { request };
+    if (state === 'given') pool.giveBack(await request, false);
+    await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
 

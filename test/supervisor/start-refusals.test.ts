@@ -13,6 +13,8 @@ import { runScript } from '../helpers/run-script.js';
 const { workDir, dataDir } = embeddedWorkDir('usvc-refusals-');
 const aFile = join(workDir, 'a-file');
 writeFileSync(aFile, 'not a folder\n');
+const badKeys = join(workDir, 'bad-keys');
+writeFileSync(badKeys, '# a key line without its hash\nci users:write\n');
 
 let taken: Server;
 let takenPort: number;
@@ -41,6 +43,7 @@ describe('refused starts: one line naming the setting, before anything starts', 
     { what: 'HOST=not a host', vars: () => ({ HOST: 'not a host' }), line: /^Invalid configuration: HOST must be .* got "not a host"$/ },
     { what: 'METRICS_PORT equal to PORT', vars: () => ({ PORT: '5000', METRICS: 'on', METRICS_PORT: '5000' }), line: /^Invalid configuration: METRICS_PORT must differ from PORT/ },
     { what: 'METRICS_PORT without METRICS=on', vars: () => ({ METRICS_PORT: '9464' }), line: /^Invalid configuration: METRICS_PORT is set but METRICS is not on/ },
+    { what: 'API_KEYS_FILE with a malformed line', vars: () => ({ AUTH: 'writes', API_KEYS_FILE: badKeys }), line: /^Invalid configuration: API_KEYS_FILE \(.*bad-keys\) line 2: expected "<name> <scopes> sha256:<hex>", found 2 fields$/ },
     { what: 'WEBHOOK_URLS without WEBHOOK_SECRET', vars: () => ({ WEBHOOK_URLS: 'https://hooks.example/users' }), line: /^Invalid configuration: WEBHOOK_URLS needs WEBHOOK_SECRET/ },
     { what: 'WEBHOOK_URLS with EVENTS=off', vars: () => ({ EVENTS: 'off', WEBHOOK_URLS: 'https://hooks.example/users' }), line: /^Invalid configuration: WEBHOOK_URLS needs EVENTS=on/ },
     { what: 'DB_EMBEDDED_DIR naming a file', vars: () => ({ DB_EMBEDDED_DIR: aFile }), line: /^The embedded database \(DB_HOST=embedded\) cannot start: DB_EMBEDDED_DIR \(.*a-file\) names a file, not a folder$/ },

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, describe, test } from 'node:test';
+import { checkTokenSources } from '../../src/auth/token-sources.js';
 import { ConfigError, loadConfig } from '../../src/config/environment.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'auth-config-'));
@@ -20,11 +21,11 @@ function keyFile(name: string, text: string): string {
 
 const goodKeys = keyFile('good', `# keys\n\nci users:write ${HASH}\n  reader\tusers:read,users:write  ${OTHER_HASH}  \n`);
 
-/** The ConfigError loadConfig throws for env: one line, naming `variable`. */
+/** The ConfigError the start's checks (the configuration, then the token sources) throw for env: one line, naming `variable`. */
 function configError(env: Record<string, string>, variable: string): string {
   let message = '';
   assert.throws(
-    () => loadConfig(env),
+    () => checkTokenSources(loadConfig(env).auth),
     (error: unknown) => {
       assert.ok(error instanceof ConfigError, String(error));
       message = error.message;
@@ -51,6 +52,12 @@ describe('AUTH=writes and AUTH=all read their token sources', () => {
   test('API_KEYS_FILE is kept as an absolute path', () => {
     const auth = loadConfig({ AUTH: 'writes', API_KEYS_FILE: goodKeys }).auth;
     assert.deepEqual(auth, { mode: 'writes', apiKeysFile: resolve(goodKeys) });
+  });
+
+  test('the configuration names API_KEYS_FILE without reading it: the keys are checked by auth before the start', () => {
+    const missing = join(dir, 'not-yet');
+    assert.deepEqual(loadConfig({ AUTH: 'writes', API_KEYS_FILE: missing }).auth, { mode: 'writes', apiKeysFile: missing });
+    assert.throws(() => checkTokenSources(loadConfig({ AUTH: 'writes', API_KEYS_FILE: missing }).auth), /API_KEYS_FILE \(.*not-yet\) cannot be read/);
   });
 
   test('every JWT_* setting is parsed into JwtSettings', () => {

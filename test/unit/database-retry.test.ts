@@ -111,7 +111,7 @@ describe('Database.stream: a listing rolled back before its first row runs again
     const rows: unknown[] = [];
     const encoder = { add: (row: unknown) => void rows.push(row), end: () => Buffer.alloc(0) };
     try {
-      await (await db.stream('SELECT json FROM users ORDER BY id', [], encoder)).rest?.toArray();
+      await (await db.stream('SELECT json FROM users ORDER BY id', [], encoder)).rest?.sendTo((_chunk, sent) => sent());
       return { rows };
     } catch (error) {
       return { rows, error: error as StorageError };

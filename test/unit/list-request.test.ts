@@ -3,7 +3,8 @@ import { describe, test } from 'node:test';
 import { HttpError } from '../../src/errors/http-error.js';
 import { ListCursors } from '../../src/users/rules/list-cursor.js';
 import { nextPageLink } from '../../src/users/rules/list-link.js';
-import { listRequest, type ListRequest } from '../../src/users/rules/list-request.js';
+import type { ListRequest } from '../../src/users/rules/list-query.js';
+import { listRequest } from '../../src/users/rules/list-request.js';
 
 const cursors = new ListCursors('secret');
 const parse = (query: string, prefer?: string) => listRequest(query, prefer, cursors);

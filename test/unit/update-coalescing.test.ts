@@ -3,14 +3,14 @@ import { test } from 'node:test';
 import type { ConnectionSource } from '../../src/db/connection-source.js';
 import { Database } from '../../src/db/database.js';
 import { defaultTuning } from '../../src/db/pool-tuning.js';
+import { latestOfEachUser } from '../../src/users/storage/plain-writes.js';
 import { UserRecords } from '../../src/users/storage/user-records.js';
 import type { NewUser, UserUpdate, UserWrites } from '../../src/users/storage/user-writes.js';
 
 /** Writes that succeed and remember how each update arrived: together (one statement) or alone. */
-function recordingWrites(recordsEachChange: boolean) {
+function recordingWrites() {
   const calls: Array<{ kind: 'all' | 'one'; users: UserUpdate[] }> = [];
   const writes: UserWrites = {
-    recordsEachChange,
     createAll: async (users: readonly NewUser[]) => users.map((_, i) => i + 1),
     createOne: async () => 1,
     updateAll: async (users) => {
@@ -35,8 +35,8 @@ function recordsOn(writes: UserWrites): UserRecords {
   return new UserRecords(new Database(unusedPool, 1000, 0), writes, defaultTuning);
 }
 
-test('without events, one user twice in a batch is one shared statement carrying the later request', async () => {
-  const { writes, calls } = recordingWrites(false);
+test('one user twice in a batch is one shared statement given every change in arrival order (the writes keep the later, and record each)', async () => {
+  const { writes, calls } = recordingWrites();
   const records = recordsOn(writes);
   const found = await Promise.all([
     records.update({ id: 2, name: 'First', email: 'first@x.io' }),
@@ -44,18 +44,14 @@ test('without events, one user twice in a batch is one shared statement carrying
     records.update({ id: 2, name: 'Second', email: 'second@x.io' }),
   ]);
   assert.deepEqual(found, [true, true, true]);
-  assert.deepEqual(calls.map(({ kind, users }) => [kind, users.map((user) => user.name)]), [['all', ['Second', 'Other']]]);
+  assert.deepEqual(calls.map(({ kind, users }) => [kind, users.map((user) => user.name)]), [['all', ['First', 'Other', 'Second']]]);
 });
 
-test('with events, one user twice in a batch is written request by request in arrival order, so each change is recorded', async () => {
-  const { writes, calls } = recordingWrites(true);
-  const records = recordsOn(writes);
-  await Promise.all([
-    records.update({ id: 2, name: 'First', email: 'first@x.io' }),
-    records.update({ id: 3, name: 'Other', email: 'other@x.io' }),
-    records.update({ id: 2, name: 'Second', email: 'second@x.io' }),
-  ]);
-  assert.ok(calls.every(({ kind }) => kind === 'one'));
-  assert.deepEqual(calls.filter(({ users }) => users[0]!.id === 2).map(({ users }) => users[0]!.name), ['First', 'Second']);
-  assert.equal(calls.length, 3);
+test('each user is written as its last change leaves it, in the order the users first appear', () => {
+  const changes = [
+    { id: 2, name: 'First', email: 'first@x.io' },
+    { id: 3, name: 'Other', email: 'other@x.io' },
+    { id: 2, name: 'Second', email: 'second@x.io' },
+  ];
+  assert.deepEqual(latestOfEachUser(changes).map((user) => [user.id, user.name]), [[2, 'Second'], [3, 'Other']]);
 });

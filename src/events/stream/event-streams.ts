@@ -1,12 +1,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { HttpError } from '../../errors/http-error.js';
 import { messages } from '../../errors/messages.js';
-import { causeOf } from '../../errors/storage-error.js';
 import { requestIdOf } from '../../http/request-id.js';
 import type { Logger } from '../../log/logger.js';
 import type { EventLog } from '../event-log.js';
-import { EventStream, type StreamEnd, type StreamLimits } from './event-stream.js';
-import { LastIdWatcher } from './last-id-watcher.js';
+import { CatchUpReads } from './catch-up-reads.js';
+import { EventStream, type EventPages, type StreamEnd, type StreamLimits, type StreamSource } from './event-stream.js';
+import { EventTail, type TailSource } from './event-tail.js';
+import { unobservedStreams, type StreamObserver } from './metrics.js';
 import { writeStreamHead } from './sse.js';
 
 export const defaultStreamLimits: Readonly<StreamLimits> = {
@@ -15,64 +16,113 @@ export const defaultStreamLimits: Readonly<StreamLimits> = {
   maxBufferedBytes: 1024 * 1024,
   drainTimeoutMs: 60_000,
   pollMs: 250,
+  windowEvents: 10_000,
+  windowChars: 8 * 1024 * 1024,
+  pieceChars: 16 * 1024,
+  catchUpReads: 2,
 };
+
+/** How often the pruned mark is read again while streams are open: pruning runs once a minute. */
+const MARKS_MS = 5000;
 
 const gone = new HttpError(410, messages.eventsGone);
 const shuttingDown = new HttpError(503, messages.shuttingDown, { 'Retry-After': '1' });
 
 /**
- * This process's open streams and the one watcher of the last id they share. Each stream reads
- * the outbox itself, so it sees the events of every worker and instance.
+ * This process's open streams, all fed by one reader of the outbox (EventTail): a new event costs
+ * one query per process however many streams are open, and a stream that opens or resumes within
+ * the window of recent events costs none. Only streams resuming from before the window read the
+ * outbox themselves, a bounded few at a time (CatchUpReads).
  */
 export class EventStreams {
   private readonly open = new Set<EventStream>();
-  private readonly watcher: LastIdWatcher;
+  private readonly tail: EventTail;
+  private readonly source: StreamSource;
+  private keepAlive: NodeJS.Timeout | undefined;
   private closed = false;
 
+  private readonly catchUpLog: EventPages;
+
   constructor(
-    private readonly log: EventLog,
+    log: EventLog,
     private readonly logger: Logger,
     private readonly limits: Readonly<StreamLimits> = defaultStreamLimits,
+    observer: StreamObserver = unobservedStreams,
   ) {
-    this.watcher = new LastIdWatcher(() => log.lastId(), limits.pollMs);
+    const tailSource: TailSource = {
+      after: (id, limit) => (observer.tailRead(), log.after(id, limit)),
+      marks: () => (observer.tailRead(), log.marks()),
+    };
+    this.catchUpLog = {
+      after: (id, limit) => (observer.catchUpRead(), log.after(id, limit)),
+      prunedThrough: () => (observer.catchUpRead(), log.prunedThrough()),
+    };
+    this.tail = new EventTail(tailSource, { ...limits, marksMs: MARKS_MS }, logger);
+    this.source = {
+      head: () => this.tail.head,
+      window: this.tail.window,
+      log: this.catchUpLog,
+      reads: new CatchUpReads(limits.catchUpReads),
+      together: () => this.open.size,
+    };
+  }
+
+  /** Streams open now. */
+  get size(): number {
+    return this.open.size;
   }
 
   /**
    * Answers a stream request whose caller is let in: 410 when events after `after` were pruned;
-   * otherwise the stream, from `after` or (without it) from the last event recorded so far. A
-   * storage failure before the head rejects, and is answered like any other.
+   * otherwise the stream, from `after` or (without it) from the last event read so far. A storage
+   * failure before the head (the first stream of an idle process reads the outbox's marks) rejects,
+   * and is answered like any other.
    */
   async serve(req: IncomingMessage, res: ServerResponse, after: number | undefined): Promise<void> {
     if (this.closed) throw shuttingDown;
-    const [lastId, prunedThrough] = await Promise.all([this.log.lastId(), this.log.prunedThrough()]);
-    const from = after ?? lastId;
-    if (from < prunedThrough) throw gone;
+    await this.tail.current();
+    const from = after ?? this.tail.head;
+    if (from < this.tail.prunedThrough) throw gone;
+    // Behind the window, the pruned mark read now decides: it may have moved since the tail read it.
+    if (!this.tail.window.covers(from) && from < (await this.source.reads.run(() => this.catchUpLog.prunedThrough()))) throw gone;
     if (res.destroyed) return;
     if (this.closed) throw shuttingDown;
     writeStreamHead(res);
     if (req.method === 'HEAD') return void res.end();
-    const stream = new EventStream(res, this.log, from, lastId, this.limits, (ended, why, error) => this.ended(ended, res, why, error));
+    const stream = new EventStream(res, this.source, from, this.limits, (ended, why) => this.ended(ended, res, why));
     this.open.add(stream);
-    this.watcher.add(stream);
+    this.tail.add(stream);
+    this.keepAliveWhileOpen();
     stream.start();
   }
 
-  /** Ends every open stream now, and refuses new ones (the service is closing). */
+  /** This process numbered events through `lastId`: the streams get them without waiting for the next look. */
+  numbered(lastId: number): void {
+    this.tail.numbered(lastId);
+  }
+
+  /** Ends every open stream now, each told when to come back, and refuses new ones (the service is closing). */
   close(): void {
     this.closed = true;
     for (const stream of this.open) stream.stop('shutdown');
+    this.tail.stop();
   }
 
-  private ended(stream: EventStream, res: ServerResponse, why: StreamEnd, error: unknown): void {
+  private keepAliveWhileOpen(): void {
+    if (this.keepAlive) return;
+    this.keepAlive = setInterval(() => {
+      for (const stream of this.open) stream.keepAlive();
+    }, this.limits.keepAliveMs);
+    this.keepAlive.unref();
+  }
+
+  private ended(stream: EventStream, res: ServerResponse, why: StreamEnd): void {
     this.open.delete(stream);
-    this.watcher.remove(stream);
-    const fields = { requestId: requestIdOf(res) };
-    if (why === 'reader too slow') this.logger.warn('event stream closed: its reader fell behind', fields);
-    if (why === 'database error') this.logger.warn('event stream ended by a database error; its reader resumes', { ...fields, reason: reasonOf(error) });
+    this.tail.remove(stream);
+    if (this.open.size === 0) {
+      clearInterval(this.keepAlive);
+      this.keepAlive = undefined;
+    }
+    if (why === 'reader too slow') this.logger.warn('event stream closed: its reader fell behind', { requestId: requestIdOf(res) });
   }
-}
-
-function reasonOf(error: unknown): string {
-  const cause = causeOf(error);
-  return cause instanceof Error ? cause.message : String(cause);
 }

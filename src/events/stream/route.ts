@@ -6,7 +6,9 @@ import type { PasswordGate } from '../../users/http/password-gate.js';
 import type { EventLog } from '../event-log.js';
 import type { StreamLimits } from './event-stream.js';
 import { defaultStreamLimits, EventStreams } from './event-streams.js';
+import { streamMetrics, unobservedStreams } from './metrics.js';
 import { resumePoint } from './resume-point.js';
+import type { Registry } from '../../metrics/registry.js';
 
 export interface EventStreamDeps {
   log: EventLog;
@@ -16,11 +18,14 @@ export interface EventStreamDeps {
   byPassword: PasswordGate;
   /** Tests only: shorter intervals and smaller bounds. */
   limits?: Partial<StreamLimits>;
+  /** Where the streams' metrics are registered, when they are recorded. */
+  metrics?: Registry;
 }
 
 /** `GET /api/users/events` (EVENTS=on): the change events as a resumable `text/event-stream`. */
 export function registerEventStream(router: Router<Handler>, deps: EventStreamDeps): EventStreams {
-  const streams = new EventStreams(deps.log, deps.logger, { ...defaultStreamLimits, ...deps.limits });
+  const observer = deps.metrics ? streamMetrics(deps.metrics, () => streams.size) : unobservedStreams;
+  const streams: EventStreams = new EventStreams(deps.log, deps.logger, { ...defaultStreamLimits, ...deps.limits }, observer);
   // The resume point is checked once the caller is let in: a refusal comes first, as on the list.
   const stream: Handler = ({ req, res, query }) => streams.serve(req, res, resumePoint(req.headers, query));
   router.add('GET', '/api/users/events', deps.access.list(deps.byPassword(stream), stream));

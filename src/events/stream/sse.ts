@@ -4,21 +4,31 @@ import { REQUEST_ID_HEADER, requestIdOf } from '../../http/request-id.js';
 import { eventJson } from '../event-json.js';
 import type { StoredEvent } from '../event-log.js';
 
-/** How long EventSource waits before reconnecting to a stream that ended (the `retry:` field). */
+/** The shortest time EventSource is told to wait before reconnecting to a stream that ended (the `retry:` field). */
 export const RECONNECT_MS = 1000;
 
 /** The `text/event-stream` framing: each event's id, type and payload, a comment to keep the connection alive. */
 export const sse = {
-  /** The first bytes of every stream: EventSource's reconnection delay. */
-  opening: `retry: ${RECONNECT_MS}\n\n`,
+  /** The `retry:` field: how long EventSource waits before it reconnects. */
+  retry: (ms: number): string => `retry: ${Math.round(ms)}\n\n`,
   keepAlive: ': keep-alive\n\n',
   /** eventJson is one line (JSON escapes CR and LF), so one `data:` field carries it. */
+  event: (event: StoredEvent): string => `id: ${event.id}\nevent: ${event.type}\ndata: ${eventJson(event)}\n\n`,
   events: (events: readonly StoredEvent[]): string => {
     let text = '';
-    for (const event of events) text += `id: ${event.id}\nevent: ${event.type}\ndata: ${eventJson(event)}\n\n`;
+    for (const event of events) text += sse.event(event);
     return text;
   },
 };
+
+/**
+ * When a reader should come back: at least RECONNECT_MS, spread at random over a span that grows
+ * with the streams that come back together, so that thousands of them do not return at once.
+ */
+export function reconnectMs(together: number): number {
+  const spanMs = Math.min(60_000, Math.max(3000, together * 2));
+  return RECONNECT_MS + Math.floor(Math.random() * spanMs);
+}
 
 // Built once, like respond.ts's JSON headers: the same cross-origin headers as every API answer.
 // `Connection: close` because a stream ends only when it must (shutdown, a reader too slow, a

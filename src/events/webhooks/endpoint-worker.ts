@@ -5,12 +5,14 @@ import type { Database } from '../../db/database.js';
 import type { Logger } from '../../log/logger.js';
 import type { EventLog, StoredEvent } from '../event-log.js';
 import { Lease } from '../lease.js';
+import { EndpointHealth } from './endpoint-health.js';
 import { EndpointRows } from './endpoint-rows.js';
 import { linkedAbort } from './linked-abort.js';
 import type { WebhookObserver } from './metrics.js';
 import type { PostResult } from './post.js';
 import { retryDue, type RetryDeps } from './retries.js';
 import { Sender } from './sender.js';
+import { shownUrl } from './shown-url.js';
 import { Slots } from './slots.js';
 import { Dispatcher, LostEndpoint, type DispatchDeps } from './dispatcher.js';
 
@@ -47,6 +49,11 @@ export function endpointKey(url: string): string {
   return createHash('sha256').update(url).digest('hex');
 }
 
+/** The lease of the process delivering to an endpoint (webhookSql.endpointCounts reads it by this name too). */
+export function endpointLease(key: string): string {
+  return `webhook:${key}`;
+}
+
 /**
  * Delivery to one endpoint, from whichever process holds its lease (`webhook:<key>`): every
  * worker of every instance runs one of these per endpoint, and all but one wait. The holder runs
@@ -58,6 +65,7 @@ export class EndpointWorker {
   private readonly lease: Lease;
   private readonly rows: EndpointRows;
   private readonly sender: Sender;
+  private readonly health: EndpointHealth;
   private readonly slots: Slots;
   private readonly stopping = new AbortController();
   private running: Promise<void> | undefined;
@@ -67,12 +75,12 @@ export class EndpointWorker {
   constructor(private readonly options: EndpointOptions) {
     const { db, url, settings } = options;
     const key = endpointKey(url);
-    this.lease = new Lease(db, `webhook:${key}`, LEASE_SECONDS, options.holder);
+    this.lease = new Lease(db, endpointLease(key), LEASE_SECONDS, options.holder);
     this.rows = new EndpointRows(db, key, url);
-    this.sender = new Sender(url, settings.secret, settings.timeoutSeconds * 1000, options.observer);
+    this.shown = shownUrl(url);
+    this.health = new EndpointHealth(this.shown, options.logger);
+    this.sender = new Sender(url, settings.secret, settings.timeoutSeconds * 1000, options.observer, this.health);
     this.slots = new Slots(settings.concurrency);
-    const parsed = new URL(url);
-    this.shown = `${parsed.origin}${parsed.pathname}`;
   }
 
   start(): void {
@@ -120,6 +128,7 @@ export class EndpointWorker {
       clearInterval(guard);
       dispose();
       await renewing;
+      this.health.forget();
     }
     if (failure instanceof LostEndpoint) this.options.logger.info('webhook endpoint left to another process', { endpoint: this.shown, reason: failure.message });
     else if (failure !== undefined) this.options.logger.warn('webhook delivery interrupted, resuming shortly', { endpoint: this.shown, reason: (failure as Error).message });

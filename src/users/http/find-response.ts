@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http';
 import { sendJson } from '../../http/respond.js';
 import type { ListCursors } from '../rules/list-cursor.js';
 import { nextPageLink } from '../rules/list-link.js';
-import { pagesById, type ListRequest } from '../rules/list-request.js';
+import { pagesById, type ListRequest } from '../rules/list-query.js';
 import type { UserStore } from '../storage/store.js';
 import { streamList } from './list-response.js';
 

@@ -1,5 +1,4 @@
 import type { ServerResponse } from 'node:http';
-import { pipeline } from 'node:stream/promises';
 import { StopSignal } from '../../db/stop-signal.js';
 import { sendJson, writeJsonHead } from '../../http/respond.js';
 import type { StreamedList } from '../storage/user-list.js';
@@ -21,9 +20,11 @@ const CLIENT_WENT_AWAY = new Error('the client went away');
 
 /**
  * A list that fits in one chunk is sent with a Content-Length; a longer one flows out chunked at
- * the client's pace, so memory stays flat however many users there are. A failure before the
- * first byte rejects (the caller answers 500); after it the response is cut short. A client that
- * goes away stops the read. `provedLarge` is told when the list takes more than one chunk.
+ * the client's pace, each chunk written once the one before was handed to the network (see
+ * ChunkFlow), so memory stays flat however many users there are and however slowly they are read.
+ * A failure before the first byte rejects (the caller answers 500); after it the response is cut
+ * short. A client that goes away stops the read. `provedLarge` is told when the list takes more
+ * than one chunk.
  */
 export async function streamList(
   res: ServerResponse,
@@ -44,6 +45,12 @@ export async function streamList(
   provedLarge?.();
   writeJsonHead(res, 200, headers);
   res.write(list.first);
-  // On failure pipeline destroys the response: the client sees it cut short.
-  await pipeline(list.rest, res).catch(() => {});
+  try {
+    // The write's callback says when the chunk's bytes were handed on: its memory is reused then.
+    await list.rest.sendTo((chunk, sent) => res.write(chunk, sent));
+    res.end();
+  } catch {
+    // The client sees the response cut short (one that went away has closed it already).
+    res.destroy();
+  }
 }

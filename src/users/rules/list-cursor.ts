@@ -2,7 +2,7 @@ import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { HttpError } from '../../errors/http-error.js';
 import { messages } from '../../errors/messages.js';
 import { MAX_USER_ID } from './id.js';
-import { MAX_FIND_LENGTH, sortParameter, type ListRequest, type Position } from './list-request.js';
+import { MAX_FIND_LENGTH, sortParameter, type ListRequest, type Position } from './list-query.js';
 
 const MAC_BYTES = 16;
 const MAX_CURSOR_LENGTH = 1024;

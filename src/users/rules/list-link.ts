@@ -1,5 +1,5 @@
 import type { ListCursors } from './list-cursor.js';
-import { pagesById, sortParameter, type ListPage, type ListRequest, type Position } from './list-request.js';
+import { pagesById, sortParameter, type ListPage, type ListRequest, type Position } from './list-query.js';
 
 /**
  * The Link header to the page after `last`: the same list (limit, sort, filters) from where this

@@ -37,6 +37,8 @@ export class UserArrayBuilder {
   private chunk: Buffer;
   private used = 1;
   private rows = 0;
+  /** Chunks already sent, to be filled again instead of allocating new ones. */
+  private readonly spares: Buffer[] = [];
 
   constructor(private readonly chunkBytes = LIST_CHUNK_BYTES) {
     this.chunk = Buffer.allocUnsafe(Math.min(FIRST_CHUNK_BYTES, chunkBytes));
@@ -62,6 +64,15 @@ export class UserArrayBuilder {
     return full;
   }
 
+  /**
+   * Takes back a chunk `add` or `end` returned once its bytes have been sent, so that a long list
+   * keeps filling the same few chunks instead of leaving one behind for the garbage collector per
+   * 256 KiB sent (a 200 000-user list held some 10 MB of them at its peak).
+   */
+  reuse(sent: Buffer): void {
+    if (sent.byteOffset === 0 && sent.buffer.byteLength === this.chunkBytes) this.spares.push(Buffer.from(sent.buffer, 0, this.chunkBytes));
+  }
+
   /** The rest of the array, its closing bracket included. */
   end(): Buffer {
     this.makeRoom(1);
@@ -82,7 +93,7 @@ export class UserArrayBuilder {
       return undefined;
     }
     const full = this.chunk.subarray(0, this.used);
-    this.chunk = Buffer.allocUnsafe(Math.max(this.chunkBytes, bytes));
+    this.chunk = (bytes <= this.chunkBytes && this.spares.pop()) || Buffer.allocUnsafe(Math.max(this.chunkBytes, bytes));
     this.used = 0;
     return full;
   }

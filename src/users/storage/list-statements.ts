@@ -1,4 +1,4 @@
-import type { ListFilter, ListRequest, Position, SortField, SortOrder } from '../rules/list-request.js';
+import type { ListFilter, ListRequest, Position, SortField, SortOrder } from '../rules/list-query.js';
 import { memoized } from '../../db/statement-shapes.js';
 import { listRow } from './list-layout.js';
 

@@ -1,5 +1,5 @@
-import { finished, type Readable } from 'node:stream';
 import type { RunBatch } from '../../db/batcher.js';
+import type { RowChunks } from '../../db/chunk-flow.js';
 import type { StopSignal } from '../../db/stop-signal.js';
 import { ConflictError } from '../../errors/conflict-error.js';
 import { StorageError } from '../../errors/storage-error.js';
@@ -33,7 +33,7 @@ export function counted<T>(
  * its rest ended (a success at once when the first chunk was all); nothing when it stopped
  * because `abandoned` (the client went away).
  */
-export function countedStream<T extends { rest: Readable | undefined }>(
+export function countedStream<T extends { rest: RowChunks | undefined }>(
   observer: StoreObserver | undefined,
   kind: StoreOperation,
   opening: Promise<T>,
@@ -45,7 +45,7 @@ export function countedStream<T extends { rest: Readable | undefined }>(
   };
   return opening.then(
     (opened) => {
-      if (opened.rest) finished(opened.rest, count);
+      if (opened.rest) opened.rest.finished.then(() => count(undefined), count);
       else count(undefined);
       return opened;
     },

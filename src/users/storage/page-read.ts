@@ -1,6 +1,6 @@
 import type { Database } from '../../db/database.js';
 import { StorageError } from '../../errors/storage-error.js';
-import type { ListRequest, Position } from '../rules/list-request.js';
+import type { ListRequest, Position } from '../rules/list-query.js';
 import { UserArrayBuilder, type ListRow } from './list-layout.js';
 import { findStatement } from './list-statements.js';
 

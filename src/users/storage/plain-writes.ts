@@ -7,8 +7,6 @@ import type { NewUser, UserUpdate, UserWrites } from './user-writes.js';
 
 /** Each change one statement, committed on its own: no events are recorded (EVENTS off, the default). */
 export class PlainWrites implements UserWrites {
-  readonly recordsEachChange = false;
-
   constructor(private readonly db: Database) {}
 
   async createAll(users: readonly NewUser[], deadline: Deadline): Promise<number[]> {
@@ -22,9 +20,11 @@ export class PlainWrites implements UserWrites {
     return (await this.db.write(sql.createUser, [user.name, user.email], deadline)).insertId;
   }
 
-  async updateAll(users: readonly UserUpdate[], deadline: Deadline): Promise<boolean> {
-    const result = await this.db.write(sql.updateUsers(paddedSize(users.length)), updateValues(users), deadline);
-    return result.affectedRows === users.length;
+  /** One statement leaves each user as its last change does (as if they ran in order). */
+  async updateAll(changes: readonly UserUpdate[], deadline: Deadline): Promise<boolean> {
+    const targets = latestOfEachUser(changes);
+    const result = await this.db.write(sql.updateUsers(paddedSize(targets.length)), updateValues(targets), deadline);
+    return result.affectedRows === targets.length;
   }
 
   async updateOne(user: UserUpdate, deadline: Deadline): Promise<boolean> {
@@ -42,6 +42,11 @@ export class PlainWrites implements UserWrites {
   async removeIfTag(id: number, hash: string, _requestId: string | undefined, deadline: Deadline): Promise<boolean> {
     return (await this.db.write(sql.deleteUserIfTag, [id, hash], deadline)).affectedRows > 0;
   }
+}
+
+/** Each user's last change, in the order the users first appear. */
+export function latestOfEachUser(changes: readonly UserUpdate[]): UserUpdate[] {
+  return [...new Map(changes.map((change) => [change.id, change])).values()];
 }
 
 /** sql.updateUsers's values for the users, padded to the statement's size: (id, name) each, (id, email) each, then the ids. */

@@ -10,10 +10,10 @@ import type { UserPage } from './page-read.js';
 import type { StoreObserver } from './store-observer.js';
 import { UserList, type ListTurn, type StreamedList } from './user-list.js';
 import { PlainWrites } from './plain-writes.js';
-import { RecordedWrites } from './recorded-writes.js';
+import { RecordedWrites, type EventRecording } from './recorded-writes.js';
 import { UserRecords } from './user-records.js';
 import type { TagCondition } from '../rules/etag.js';
-import type { ListFilter, ListPage, ListRequest } from '../rules/list-request.js';
+import type { ListFilter, ListPage, ListRequest } from '../rules/list-query.js';
 import type { UserRow } from '../rules/user.js';
 
 /**
@@ -26,11 +26,14 @@ export class UserStore {
   private readonly list: UserList;
   private readonly emails: EmailLookups;
 
-  /** With `recordEvents` (EVENTS=on) every change writes its event in its own transaction. */
-  constructor(pool: ConnectionSource, tuning: PoolTuning = defaultTuning, observer?: StoreObserver, recordEvents = false) {
+  /**
+   * With `events` (EVENTS=on) every change writes its events in its own transaction, and
+   * `events.committed` is told after each commit that recorded some.
+   */
+  constructor(pool: ConnectionSource, tuning: PoolTuning = defaultTuning, observer?: StoreObserver, events?: EventRecording) {
     this.db = new Database(pool, tuning.operationTimeoutMs, tuning.trustAnsweredWithinMs);
-    const writes = recordEvents ? new RecordedWrites(this.db) : new PlainWrites(this.db);
-    this.records = new UserRecords(this.db, writes, recordEvents ? recordedTuning(tuning) : tuning, observer);
+    const writes = events ? new RecordedWrites(this.db, events.committed) : new PlainWrites(this.db);
+    this.records = new UserRecords(this.db, writes, events ? recordedTuning(tuning) : tuning, observer);
     this.list = new UserList(this.db, tuning, observer);
     this.emails = new EmailLookups(this.db, tuning, observer);
   }
@@ -99,9 +102,8 @@ export class UserStore {
 }
 
 /**
- * With events, a batch is a transaction of several round trips whose last part (event ids to
- * commit) is serialized across the whole service: a second batch of each kind in flight overlaps
- * its first part with the first batch's last.
+ * With events, a batch is a transaction of several round trips: a second batch of each kind in
+ * flight overlaps its statements with the first's commit.
  */
 function recordedTuning(tuning: PoolTuning): PoolTuning {
   return { ...tuning, writeBatchesInFlight: Math.max(tuning.writeBatchesInFlight, 2) };

@@ -4,7 +4,7 @@ import type { Deadline } from '../../db/deadline.js';
 import type { OpenedRows } from '../../db/row-stream.js';
 import type { StopSignal } from '../../db/stop-signal.js';
 import type { PoolTuning } from '../../db/pool-tuning.js';
-import type { ListFilter, ListPage, ListRequest } from '../rules/list-request.js';
+import type { ListFilter, ListPage, ListRequest } from '../rules/list-query.js';
 import { LIST_CHUNK_BYTES, UserArrayBuilder, type ListRow } from './list-layout.js';
 import { countStatement, findStatement, listStatements, type Statement } from './list-statements.js';
 import { counted, countedStream, sized } from './observed-operations.js';
@@ -113,7 +113,7 @@ export class UserList {
    */
   private read(chunkBytes: number, deadline: Deadline, stop?: StopSignal, statement: Statement = everyUser): Promise<StreamedList> {
     const array = new UserArrayBuilder(chunkBytes);
-    const encoder = { add: (row: ListRow) => array.add(row.json), end: () => array.end() };
+    const encoder = { add: (row: ListRow) => array.add(row.json), end: () => array.end(), reuse: (chunk: Buffer) => array.reuse(chunk) };
     return this.db.stream(statement.sql, statement.values, encoder, deadline, stop);
   }
 }

@@ -119,20 +119,19 @@ export class UserRecords {
   }
 
   /**
-   * One UPDATE replaces every user of the batch; without events, for a user asked for twice the
-   * latest request wins, as if they ran in arrival order (with events each request is a change with
-   * an event of its own, so the batch is written request by request). When it finds as many rows as
-   * there are ids, every id existed. Otherwise, or if the server refused it (an email already taken:
-   * nothing changed), each request is written alone, in arrival order, so each caller learns its own
-   * outcome and only the culprits fail. A row the shared statement already updated (without events)
-   * is written again with the same values, which is what a client's retry of an idempotent PUT does.
+   * One UPDATE replaces every user of the batch; for a user asked for twice the latest request wins,
+   * as if they ran in arrival order (with events, each request still records its own event). When
+   * it finds as many rows as there are users, every id existed. Otherwise, or if the server refused
+   * it (an email already taken: nothing changed), each request is written alone, in arrival order,
+   * so each caller learns its own outcome and only the culprits fail. A row the shared statement
+   * already updated (without events) is written again with the same values, which is what a
+   * client's retry of an idempotent PUT does.
    */
   private async updateBatch(batch: ReadonlyArray<Pending<UserUpdate, boolean>>): Promise<void> {
     const deadline = this.deadlineOf(batch);
-    const targets = [...new Map(batch.map(({ item }) => [item.id, item])).values()];
-    if (targets.length > 1 && (targets.length === batch.length || !this.writes.recordsEachChange)) {
+    if (batch.length > 1) {
       try {
-        if (await this.writes.updateAll(targets, deadline)) {
+        if (await this.writes.updateAll(batch.map(({ item }) => item), deadline)) {
           for (const pending of batch) pending.resolve(true);
           return;
         }

@@ -17,19 +17,16 @@ export interface UserUpdate extends NewUser {
  * Each throws the server's refusal (a value too long, an email already taken) as it comes.
  */
 export interface UserWrites {
-  /**
-   * True when every change is recorded as an event of its own: two changes of one user in a batch
-   * are then two writes; without events the latest of them alone is written, as if they ran in order.
-   */
-  readonly recordsEachChange: boolean;
   /** One statement stores every user or none; their ids in the order given (MariaDB's INSERT ... RETURNING). */
   createAll(users: readonly NewUser[], deadline: Deadline): Promise<number[]>;
   createOne(user: NewUser, deadline: Deadline): Promise<number>;
   /**
-   * True when one statement found and replaced every user (their ids distinct). When it is false
-   * some were missing: the recorded form then changed nothing, the plain one replaced those found.
+   * Changes in arrival order, several of them maybe of one user: each user ends as its last change
+   * leaves it, as if they ran in order (and with events each change is recorded). True when every
+   * user was found and replaced by one statement; when it is false some were missing: the recorded
+   * form then changed nothing, the plain one replaced those found.
    */
-  updateAll(users: readonly UserUpdate[], deadline: Deadline): Promise<boolean>;
+  updateAll(changes: readonly UserUpdate[], deadline: Deadline): Promise<boolean>;
   /** False when no user has the id. */
   updateOne(user: UserUpdate, deadline: Deadline): Promise<boolean>;
   /** False when no user has the id. */

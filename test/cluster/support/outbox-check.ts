@@ -25,6 +25,17 @@ export async function eventsOn(node: GaleraNode, database: string): Promise<Even
   return rows.map((row) => ({ ...row, id: Number(row.id) }));
 }
 
+/** Resolves once this node holds no event still without its id (numbered right after its change commits). */
+export async function numberedOn(node: GaleraNode, database: string, timeoutMs = 30_000): Promise<void> {
+  const giveUpAt = performance.now() + timeoutMs;
+  for (;;) {
+    const rows = await node.query<Array<{ n: number }>>(`SELECT COUNT(*) AS n FROM \`${database}\`.user_events WHERE id IS NULL`, [], { causal: true });
+    if (Number(rows[0]?.n) === 0) return;
+    if (performance.now() > giveUpAt) throw new Error(`${node.name} still holds ${rows[0]?.n} events without an id`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
 /** The last event id handed out, from event_sequence. */
 export async function lastIdOn(node: GaleraNode, database: string): Promise<number> {
   const rows = await node.query<Array<{ last_id: number }>>(`SELECT last_id FROM \`${database}\`.event_sequence WHERE id = 1`, [], { causal: true });

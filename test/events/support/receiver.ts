@@ -12,6 +12,9 @@ export interface Delivery {
   event: { id: number; type: string; timestamp: string; request_id: string | null; data: { id: number; name?: string; email?: string } };
   /** The status answered; undefined while the request is held. */
   status: number | undefined;
+  /** When the request arrived and when it was answered (Date.now(), the clock the database's NOW() reads too). */
+  arrivedAt: number;
+  answeredAt: number | undefined;
 }
 
 /** What to answer a delivery: a status, or `hold` to keep the request open (until release()). */
@@ -115,6 +118,7 @@ export class Receiver {
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const arrivedAt = Date.now();
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const body = Buffer.concat(chunks).toString('utf8');
@@ -137,6 +141,8 @@ export class Receiver {
       body,
       event: JSON.parse(body) as Delivery['event'],
       status: undefined,
+      arrivedAt,
+      answeredAt: undefined,
     };
     this.received.push(delivery);
     const done = this.track(delivery);
@@ -156,6 +162,7 @@ export class Receiver {
     if (res.destroyed) return;
     done();
     delivery.status = status;
+    delivery.answeredAt = Date.now();
     res.writeHead(status).end();
   }
 

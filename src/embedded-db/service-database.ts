@@ -1,6 +1,10 @@
-import type { Config, DbConfig } from '../config/environment.js';
-import { answersAsRoot, DataDirError, EmbeddedServerError, findServerBinaries, recordedSocket, startPrivateServer, type PrivateServer } from '../embedded-db/index.js';
 import { serverName, socketOf } from '../config/db-servers.js';
+import type { Config, DbConfig } from '../config/environment.js';
+import { findServerBinaries } from './binaries.js';
+import { DataDirError, EmbeddedServerError } from './embedded-server-error.js';
+import { startPrivateServer, type PrivateServer } from './launcher.js';
+import { answersAsRoot } from './readiness.js';
+import { recordedSocket } from './socket-place.js';
 
 /** The server the service talks to: the configured one, or the embedded one it started itself. */
 export interface ServiceDatabase {

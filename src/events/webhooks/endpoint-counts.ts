@@ -1,0 +1,27 @@
+import type { Database } from '../../db/database.js';
+import { webhookSql } from '../../db/event-statements.js';
+
+/** An endpoint ever seen, with the deliveries it has left, and whether a process delivers to it now. */
+export interface EndpointCount {
+  /** The SHA-256 of its URL (endpointKey). */
+  endpoint: string;
+  url: string;
+  pending: number;
+  failed: number;
+  /** A process holds its lease: some running service has it in WEBHOOK_URLS. */
+  delivered: boolean;
+}
+
+interface CountRow {
+  endpoint: string;
+  url: string;
+  pending: number | string;
+  failed: number | string;
+  delivered: number | string;
+}
+
+/** Every endpoint in webhook_endpoints, by URL. */
+export async function endpointCounts(db: Pick<Database, 'read'>): Promise<EndpointCount[]> {
+  const rows = await db.read<CountRow[]>(webhookSql.endpointCounts, []);
+  return rows.map((row) => ({ endpoint: row.endpoint, url: row.url, pending: Number(row.pending), failed: Number(row.failed), delivered: Number(row.delivered) === 1 }));
+}
