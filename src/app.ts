@@ -21,6 +21,7 @@ import { registerIndexRoute } from './docs/index-route.js';
 import { registerDocsRoutes } from './docs/routes.js';
 import { ChangeEvents, type ChangeEventsOptions } from './events/change-events.js';
 import { registerHealthRoutes } from './health/routes.js';
+import { untilSchemaReady } from './health/until-schema-ready.js';
 import { clientAddressOf } from './http/client-address.js';
 import type { Handler } from './http/context.js';
 import { Router } from './http/router.js';
@@ -183,9 +184,12 @@ export function createApp(options: AppOptions): App {
     clientAddress: clientAddressOf(options.trustProxy ?? false, logger),
     ...(options.serverLimits ? { limits: options.serverLimits } : {}),
     ...(metrics ? { observe: metrics.observeResponse } : {}),
-    ...(options.rateLimit && counters.requests
-      ? { admit: rateLimitAdmission(options.rateLimit, counters.requests, rateLimitKey(bearer && ((req, res) => bearer.principalOf(req, requestIdOf(res))))) }
-      : {}),
+    admit: untilSchemaReady(
+      () => schemaReady,
+      options.rateLimit && counters.requests
+        ? rateLimitAdmission(options.rateLimit, counters.requests, rateLimitKey(bearer && ((req, res) => bearer.principalOf(req, requestIdOf(res)))))
+        : undefined,
+    ),
   });
 
   return {

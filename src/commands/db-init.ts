@@ -1,12 +1,12 @@
 import { entryDefaults, loadConfig } from '../config/environment.js';
 import { ensureUsersTable } from '../startup/schema.js';
 import { reportCommandFailure } from '../startup/command-failure.js';
-import { openServiceDatabase } from '../embedded-db/service-database.js';
+import { openCommandDatabase } from '../embedded-db/service-database.js';
 
 /** `npm run db:init`: applies schema.sql to the configured (or embedded) database now, and says what it did. */
 try {
   const config = loadConfig(process.env, entryDefaults());
-  const database = await openServiceDatabase(config);
+  const database = await openCommandDatabase(config);
   try {
     const outcome = await ensureUsersTable(database.db);
     console.log(

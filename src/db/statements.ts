@@ -94,6 +94,8 @@ export const sql = {
     'applied_at TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP, duration_ms INT NULL) ' +
     'ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci',
   appliedMigrations: 'SELECT version FROM schema_migrations',
+  /** The version a database is at: the newest migration it recorded (NULL when none is). */
+  schemaVersion: 'SELECT MAX(version) AS version FROM schema_migrations',
   /** Ignored when recorded already: by another instance that migrated at the same time, without a shared lock. */
   recordMigration: 'INSERT IGNORE INTO schema_migrations (version, name, duration_ms) VALUES (?, ?, ?)',
   /** 1 once held; 0 when another session held it for the whole wait (seconds); named locks are server-wide. */

@@ -3,6 +3,8 @@ import type { Config, DbConfig } from '../config/environment.js';
 import { findServerBinaries } from './binaries.js';
 import { DataDirError, EmbeddedServerError } from './embedded-server-error.js';
 import { startPrivateServer, type PrivateServer } from './launcher.js';
+import { answersAsRoot } from './readiness.js';
+import { recordedSocket } from './socket-place.js';
 
 /** The server the service talks to: the configured one, or the embedded one it started itself. */
 export interface ServiceDatabase {
@@ -48,4 +50,25 @@ export async function openServiceDatabase(config: Pick<Config, 'db' | 'embedded'
     logFile: server.logFile,
     stop: () => server.stop(),
   };
+}
+
+/**
+ * The database of a command that works on the schema (`db:init`, `db:migrate`): as
+ * openServiceDatabase, except that an embedded database already running on its data directory (the
+ * service's, under `npm start`) is used through its socket, as the backup and webhooks tools do,
+ * rather than started a second time, which its data directory would refuse while in use.
+ */
+export async function openCommandDatabase(config: Pick<Config, 'db' | 'embedded'>): Promise<ServiceDatabase> {
+  const { embedded } = config;
+  if (embedded !== undefined && socketOf(config.db) === undefined) {
+    const socket = recordedSocket(embedded.dataDir);
+    if (socket !== undefined && (await answersAsRoot({ socketPath: socket }))) {
+      return {
+        db: { ...config.db, servers: [{ socketPath: socket }], user: 'root', password: '' },
+        shown: `embedded: ${embedded.dataDirShown} (running)`,
+        stop: async () => {},
+      };
+    }
+  }
+  return openServiceDatabase(config);
 }

@@ -36,6 +36,8 @@ export const messages = {
   requestTimeout: 'Request timed out',
   headersTooLarge: 'Request headers too large',
   busy: 'Service busy, retry shortly',
+  /** An API request before every migration the settings need is applied (the database away at start included). */
+  starting: 'Service starting, retry shortly',
   hostRequired: 'Host header required',
   expectationFailed: 'Expect header not supported',
   databaseUnavailable: 'Database unavailable',

@@ -12,9 +12,27 @@ export interface AppliedMigration {
 
 export const NO_FEATURES: SchemaFeatures = { events: false };
 
-/** The newest schema version this service knows with these features. */
+/** The schema version these settings need: the newest of the migrations their features call for. */
 export function latestVersion(features = NO_FEATURES): number {
   return Math.max(...migrationsFor(features).map((migration) => migration.version));
+}
+
+/**
+ * Where a database is and what the settings need, which differ: one that once ran with EVENTS=on is
+ * at version 9 while the settings without EVENTS need only 3.
+ */
+export interface SchemaVersions {
+  /** The newest migration the database recorded; undefined when it recorded none (or has no record at all). */
+  version: number | undefined;
+  /** What the current settings need (latestVersion). */
+  needed: number;
+}
+
+/** The version the database is at: the newest migration schema_migrations records. */
+export async function databaseVersion(session: SchemaSession, tableExists = true): Promise<number | undefined> {
+  if (!tableExists) return undefined;
+  const [row] = await session.query<Array<{ version: unknown }>>(sql.schemaVersion);
+  return row?.version === null || row?.version === undefined ? undefined : Number(row.version);
 }
 
 /** The migrations not recorded in schema_migrations, in order; every one when the table is missing. */
@@ -30,9 +48,10 @@ export async function pendingMigrations(session: SchemaSession, tableExists = tr
  * the migration lock (migration-lock.ts): the applied versions are read after taking it, so a
  * runner that waited finds nothing left. Without a shared lock (Galera nodes) two runners may both
  * run a statement: the DDL is idempotent, and only the runner whose INSERT IGNORE recorded the
- * version logs it as applied. Returns the migrations this runner recorded.
+ * version logs it as applied. Ends with one line giving the database's version and what the settings
+ * need ('schema up to date' when nothing was pending, else 'schema migrated').
  */
-export async function applyMigrations(session: SchemaSession, logger: Logger, features = NO_FEATURES): Promise<AppliedMigration[]> {
+export async function applyMigrations(session: SchemaSession, logger: Logger, features = NO_FEATURES): Promise<MigrationOutcome> {
   await session.query(sql.createMigrationsTable);
   const applied: AppliedMigration[] = [];
   for (const migration of await pendingMigrations(session, true, features)) {
@@ -43,8 +62,17 @@ export async function applyMigrations(session: SchemaSession, logger: Logger, fe
       applied.push({ version, name, durationMs });
     }
   }
-  if (applied.length === 0) logger.info('schema up to date', { version: latestVersion(features) });
-  return applied;
+  const versions: SchemaVersions = { version: await databaseVersion(session), needed: latestVersion(features) };
+  if (applied.length === 0) logger.info('schema up to date', { ...versions });
+  else logger.info('schema migrated', { applied: applied.length, ...versions });
+  return { applied, versions };
+}
+
+export interface MigrationOutcome {
+  /** The migrations this runner recorded. */
+  applied: AppliedMigration[];
+  /** The database's version afterwards, and what the settings need. */
+  versions: SchemaVersions;
 }
 
 /** ALTER TABLE ... ADD COLUMN of a column that exists: another runner, without the lock, applied the migration meanwhile. */

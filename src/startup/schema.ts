@@ -6,7 +6,7 @@ import type { Logger } from '../log/logger.js';
 import { projectFile } from '../paths.js';
 import { checkColumns } from './columns.js';
 import { withMigrationLock } from './migration-lock.js';
-import { applyMigrations, prepareForGalera, type AppliedMigration } from './migrations.js';
+import { applyMigrations, prepareForGalera, type AppliedMigration, type SchemaVersions } from './migrations.js';
 import { onFirstServer, type SchemaSession } from './schema-session.js';
 import { reconcileUniqueEmail, type UniqueEmailOutcome } from './unique-email.js';
 
@@ -26,6 +26,8 @@ export interface SchemaReport {
   table: SchemaOutcome;
   /** The migrations this call applied. */
   applied: AppliedMigration[];
+  /** The version the database is at now, and what the settings need. */
+  versions: SchemaVersions;
   uniqueEmail: UniqueEmailOutcome;
 }
 
@@ -53,7 +55,7 @@ export function ensureSchema(db: DbConfig, options: SchemaOptions, connectTimeou
         logger,
         async () => ({
           table,
-          applied: await applyMigrations(session, logger, { events: options.events ?? false }),
+          ...(await applyMigrations(session, logger, { events: options.events ?? false })),
           uniqueEmail: await reconcileUniqueEmail(session, options.uniqueEmail, logger),
         }),
         options.signal,

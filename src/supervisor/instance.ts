@@ -9,8 +9,10 @@ import { workerCounters } from '../limits/worker-counters.js';
 import type { Logger } from '../log/logger.js';
 import { answerPrimary, askPrimary } from '../metrics/cluster.js';
 import { startMetricsServer, type MetricsServer } from '../metrics/server.js';
-import { startupFields } from '../startup/startup-line.js';
+import { featureSummary } from '../startup/feature-summary.js';
+import { SCHEMA_PENDING, startupFields } from '../startup/startup-line.js';
 import { stopWhenDatabaseDies } from './database-watch.js';
+import { logFinalLine } from './final-line.js';
 import { isMessage, schemaReadyMessage, schemaWantedMessage, skipShutdownDelayMessage } from './messages.js';
 import { ShutdownDelay } from './shutdown-delay.js';
 
@@ -89,7 +91,10 @@ export async function runInstance(config: Config, logger: Logger): Promise<void>
       .then(() => opening)
       .then((database) => database.stop(), () => {})
       .then(
-        () => process.exit(exitCode),
+        () => {
+          logFinalLine(logger, config, { worker, exitCode });
+          process.exit(exitCode);
+        },
         (error: unknown) => {
           logger.error('shutdown failed', error);
           process.exit(1);
@@ -142,7 +147,8 @@ export async function runInstance(config: Config, logger: Logger): Promise<void>
   if (worker && app.metrics) answerPrimary(app.metrics.registry);
   try {
     const address = await app.listen(config.port, config.host);
-    logger.info('listening', startupFields(address, database.shown, config.db.database));
+    // Listening before the schema is in place, so that probes answer meanwhile: said so, and 'schema ready' follows.
+    logger.info('listening', { schema: SCHEMA_PENDING, ...startupFields(address, database.shown, config.db.database), features: featureSummary(config) });
     if (!worker && config.metrics && config.metricsPort !== undefined) {
       const running = app;
       metricsServer = await startMetricsServer(() => running.readMetrics(), logger, config.metricsPort, config.metricsHost);
@@ -157,13 +163,21 @@ export async function runInstance(config: Config, logger: Logger): Promise<void>
   }
   if (worker) {
     const ready = app;
+    let told = false;
     process.on('message', (message) => {
-      if (isMessage(message, schemaReadyMessage)) ready.schemaPrepared();
+      // Told once in answer to its question and maybe once more by the primary's round when the set-up ends.
+      if (!isMessage(message, schemaReadyMessage) || told) return;
+      told = true;
+      ready.schemaPrepared();
+      logger.info('schema ready');
     });
     process.send?.(schemaWantedMessage);
   } else {
     const running = app;
-    running.prepareSchema().catch(async (error: unknown) => {
+    running.prepareSchema().then(() => {
+      // Resolved without the schema only when stopped first.
+      if (!stopping) logger.info('schema ready');
+    }, async (error: unknown) => {
       // A schema the service cannot use: nothing to wait for, so the start stops as one that cannot listen does.
       if (stopping) return;
       stopping = true;

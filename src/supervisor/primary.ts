@@ -9,6 +9,7 @@ import type { Logger } from '../log/logger.js';
 import { collectFromWorkers, serveWorkers } from '../metrics/cluster.js';
 import { startMetricsServer, type MetricsServer } from '../metrics/server.js';
 import { stopWhenDatabaseDies } from './database-watch.js';
+import { logFinalLine } from './final-line.js';
 import { openDatabaseOrFail, SHUTDOWN_DRAIN_MS, warnGeneratedPassword, warnIgnoredAuthSettings } from './instance.js';
 import { isMessage, schemaReadyMessage, schemaWantedMessage, skipShutdownDelayMessage } from './messages.js';
 import { tellWorker } from '../ipc/tell-worker.js';
@@ -42,6 +43,7 @@ export async function runPrimary(config: Config, logger: Logger): Promise<void> 
   process.off('SIGTERM', earlySignal).off('SIGINT', earlySignal);
   if (stopping) {
     await opened.stop();
+    logFinalLine(logger, config, { worker: false, exitCode: 0 });
     process.exit(0);
   }
 
@@ -73,6 +75,7 @@ export async function runPrimary(config: Config, logger: Logger): Promise<void> 
       .then(() => opened.stop())
       .then(
         () => {
+          logFinalLine(logger, config, { worker: false, exitCode: code });
           if (lastWords !== undefined) process.stderr.write(`${lastWords}\n`);
           process.exit(code);
         },

@@ -68,18 +68,22 @@ test('SIGTERM sent to `npm start` reaches the service: it drains and exits, and 
   }
 });
 
-test('`npm start` with LOG_FORMAT=json: every stdout line is JSON: no npm banner among them', async () => {
+test('`npm start` with LOG_FORMAT=json: every stdout line is JSON, the last saying the shutdown is complete; npm\'s banner goes to stderr', async () => {
   const child = npm(['start'], childEnv({ ...dbEnv(db.config), PORT: '0', HOST: '127.0.0.1', ACCESS_PASSWORD: 'npm-start-secret', LOG_FORMAT: 'json' }));
   let stdout = '';
+  let stderr = '';
   child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const closed = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
   try {
-    await pollUntil('the listening line', async () => (stdout.includes('"msg":"listening"') ? true : undefined), { timeoutMs: 30_000 });
+    await pollUntil('the schema ready line', async () => (stdout.includes('"msg":"schema ready"') ? true : undefined), { timeoutMs: 30_000 });
     child.kill('SIGTERM');
-    await exited;
+    assert.equal(await closed, 0);
     const lines = stdout.split('\n').filter((line) => line !== '');
     assert.ok(lines.length >= 2, stdout);
     for (const line of lines) assert.doesNotThrow(() => JSON.parse(line), `not a JSON line: ${JSON.stringify(line)}`);
+    assert.equal((JSON.parse(lines.at(-1)!) as { msg: string }).msg, 'shutdown complete');
+    assert.match(stderr, /^> user-service@\S+ start$/m, 'npm is not silenced: its banner is on stderr');
   } finally {
     try {
       process.kill(-child.pid!, 'SIGKILL');
@@ -89,14 +93,27 @@ test('`npm start` with LOG_FORMAT=json: every stdout line is JSON: no npm banner
   }
 });
 
-test('`npm start` that cannot start: its one line on stderr, nothing from npm on either stream', async () => {
-  const child = npm(['start'], childEnv({ ...dbEnv(db.config), PORT: '0', HOST: 'not a host', LOG_FORMAT: 'json' }));
+/** npm run in the project, to its end. */
+async function npmRun(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = npm(args, env);
   let stdout = '';
   let stderr = '';
   child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const code = await new Promise<number | null>((resolve) => child.once('close', (exitCode) => resolve(exitCode)));
+  return { code, stdout, stderr };
+}
+
+test('`npm start` that cannot start: exit 1, its one line last on stderr; on stdout nothing but JSON (npm\'s account of the failure)', async () => {
+  const { code, stdout, stderr } = await npmRun(['start'], childEnv({ ...dbEnv(db.config), PORT: '0', HOST: 'not a host', LOG_FORMAT: 'json' }));
   assert.equal(code, 1);
-  assert.equal(stdout, '');
-  assert.match(stderr, /^Invalid configuration: HOST must be .*"not a host"\n$/);
+  assert.match(stderr, /(^|\n)Invalid configuration: HOST must be .*"not a host"\n$/);
+  assert.equal(stderr.match(/Invalid configuration/g)?.length, 1, 'said once');
+  if (stdout !== '') assert.doesNotThrow(() => JSON.parse(stdout), `stdout is JSON: ${stdout}`);
+});
+
+test('`npm run nosuch`: npm says on stderr that there is no such script, exit 1', async () => {
+  const { code, stderr } = await npmRun(['run', 'nosuch'], childEnv({}));
+  assert.equal(code, 1);
+  assert.match(stderr, /Missing script: "nosuch"/);
 });

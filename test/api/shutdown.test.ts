@@ -47,12 +47,12 @@ function connectionFailure(port: number): Promise<string> {
 }
 
 describe('graceful shutdown of src/commands/start.ts', () => {
-  test('SIGTERM during a request: the request completes, new connections are refused, the process exits 0', async () => {
+  test('SIGTERM during a request: the request completes, new connections are refused, the process exits 0 after a last line saying so', async () => {
     const service = new ServiceProcess({ ...dbEnv(db.config), PORT: '0', HOST: '127.0.0.1', ACCESS_PASSWORD: PASSWORD });
     const connection = { current: undefined as RawConnection | undefined };
     try {
       const port = await service.port();
-      await service.logEntry('users table created and seeded');
+      await service.logEntry('schema ready');
 
       const inFlight = await RawConnection.open(port);
       connection.current = inFlight;
@@ -77,6 +77,9 @@ describe('graceful shutdown of src/commands/start.ts', () => {
 
       const exit = await exitWithin(service, 15_000);
       assert.deepEqual(exit, { code: 0, signal: null });
+      await service.logEntry('shutdown complete');
+      const stopLines = service.entries().map((entry) => entry.msg).filter((msg) => msg !== 'request');
+      assert.deepEqual(stopLines.slice(stopLines.indexOf('shutting down')), ['shutting down', 'draining', 'shutdown complete'], 'the last line says the shutdown finished');
       assert.deepEqual(
         await db.query('SELECT name FROM users WHERE email = ?', ['inflight@example.com']),
         [{ name: 'In flight' }],
@@ -91,7 +94,7 @@ describe('graceful shutdown of src/commands/start.ts', () => {
     const service = new ServiceProcess({ ...dbEnv(db.config), PORT: '0', HOST: '127.0.0.1' });
     try {
       const port = await service.port();
-      await service.logEntry('users table found');
+      await service.logEntry('schema ready');
       const generated = /Generated password for this run: (\S+)/.exec(service.stderr)?.[1];
       assert.ok(generated, `the password is printed: ${service.stderr}`);
       assert.match(service.stderr, /WARNING/);

@@ -236,7 +236,7 @@ describe('a 3-node Galera cluster behind the service (WORKERS=2, DB_HOST listing
     const workers = workerPids(child.pid);
     assert.equal(workers.length, 2, 'two workers');
     // Both must be serving before one is killed: killing the only one listening closes the port for all.
-    await pollUntil('both workers listening', () => (child.entries().filter((entry) => entry.msg === 'listening').length >= 2 ? true : undefined), { timeoutMs: 30_000 });
+    await pollUntil('both workers serving', () => (child.entries().filter((entry) => entry.msg === 'schema ready').length >= 2 ? true : undefined), { timeoutMs: 30_000 });
     const load = new MixedLoad(baseUrl, clients);
     loads.push(load);
     load.start();
@@ -247,7 +247,7 @@ describe('a 3-node Galera cluster behind the service (WORKERS=2, DB_HOST listing
       const now = workerPids(child.pid);
       return now.length === 2 && !now.includes(workers[0]!) ? now.find((pid) => pid !== workers[1]) : undefined;
     }, { timeoutMs: 30_000 });
-    await pollUntil('the replacement to listen', () => (child.entries().filter((entry) => entry.msg === 'listening').length >= 3 ? true : undefined), { timeoutMs: 30_000 });
+    await pollUntil('the replacement to serve', () => (child.entries().filter((entry) => entry.msg === 'schema ready').length >= 3 ? true : undefined), { timeoutMs: 30_000 });
     const replacedAt = performance.now();
     // Judged by when each request was sent: one sent to the killed worker may only fail later, at its timeout.
     const sentAfterReplacement = (): Outcome[] => load.outcomes.filter((outcome) => outcome.sentAt > replacedAt + 200);

@@ -35,6 +35,9 @@ async function stopService(service: ServiceProcess): Promise<void> {
   const exit = await service.exited;
   assert.deepEqual(exit, { code: 0, signal: null }, 'SIGTERM ends the service cleanly');
   assert.deepEqual(serversOn(dataDir), [], 'no database process is left after the stop');
+  const last = await service.logEntry('shutdown complete');
+  assert.equal(last.embeddedDatabase, 'stopped', 'the last line says the embedded database stopped');
+  assert.equal(service.entries().at(-1)?.msg, 'shutdown complete', 'and it is the last line');
 }
 
 describe('DB_HOST unset under npm start: the embedded database', { concurrency: false }, () => {

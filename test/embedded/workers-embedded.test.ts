@@ -33,6 +33,7 @@ async function startService(t: { after(fn: () => Promise<unknown>): void }): Pro
     { timeoutMs: 90_000 },
   );
   for (const line of listening) assert.equal(line.db, 'embedded: ./data/mysql', 'every start-up line names the database');
+  await pollUntil('both workers to serve the API', () => (service.entries().filter((entry) => entry.msg === 'schema ready').length === 2 ? true : undefined), { timeoutMs: 90_000 });
   const workers = workerPids(service.pid);
   assert.equal(workers.length, 2, 'two worker processes');
   assert.equal(serversOn(dataDir).length, 1, 'one embedded server, started by the primary');

@@ -1,4 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
+import { availableParallelism } from 'node:os';
 import type { DbConfig } from '../../src/config/environment.js';
 import { pollUntil } from './poll-until.js';
 import { dbEnv, spawnScript, type Exit, type ScriptOptions } from './run-script.js';
@@ -17,6 +18,8 @@ export class ServiceProcess {
   readonly exited: Promise<Exit>;
   private readonly child: ChildProcess;
   private readonly waiters = new Set<() => void>();
+  /** Every line is read: the exit can be reported before the last lines written. */
+  private readonly stdoutClosed: Promise<void>;
 
   constructor(vars: Record<string, string>, script = 'src/commands/start.ts', options: ScriptOptions = {}) {
     this.child = spawnScript(script, vars, options);
@@ -27,6 +30,7 @@ export class ServiceProcess {
       this.lines.push(...parts);
       for (const wake of this.waiters) wake();
     });
+    this.stdoutClosed = new Promise((resolve) => this.child.stdout!.once('close', resolve));
     this.child.stderr!.on('data', (chunk: Buffer) => (this.stderr += chunk.toString()));
     this.exited = new Promise((resolve) =>
       this.child.once('exit', (code, signal) => {
@@ -42,7 +46,12 @@ export class ServiceProcess {
     for (;;) {
       const found = this.entries().find((entry) => entry.msg === msg);
       if (found) return found;
-      if (this.hasExited()) throw new Error(`service exited before logging "${msg}": ${this.stderr}`);
+      if (this.hasExited()) {
+        await Promise.race([this.stdoutClosed, new Promise((resolve) => setTimeout(resolve, Math.max(0, deadline - Date.now())).unref())]);
+        const last = this.entries().find((entry) => entry.msg === msg);
+        if (last) return last;
+        throw new Error(`service exited before logging "${msg}": ${this.stderr}`);
+      }
       if (Date.now() > deadline) throw new Error(`timed out waiting for "${msg}"`);
       // Woken by the next line or the exit; the timer only bounds the wait.
       await new Promise<void>((resolve) => {
@@ -99,7 +108,8 @@ export interface ChildService {
 
 /**
  * The service on 127.0.0.1 and a free port, against `db` (`env` adds or replaces variables);
- * resolves once it logged 'listening' and /readyz answers 200.
+ * resolves once it logged 'listening', /readyz answers 200 and every worker (one per WORKERS) has
+ * said 'schema ready': a worker still waiting for its primary's word would answer the API 503.
  */
 export async function spawnService(db: DbConfig, env: Record<string, string> = {}): Promise<ChildService> {
   const child = new ServiceProcess({ ...dbEnv(db), PORT: '0', HOST: '127.0.0.1', ACCESS_PASSWORD: TEST_PASSWORD, ...env });
@@ -115,6 +125,10 @@ export async function spawnService(db: DbConfig, env: Record<string, string> = {
       },
       { timeoutMs: 30_000 },
     );
+    const workers = env.WORKERS === undefined ? 1 : env.WORKERS === 'auto' ? availableParallelism() : Number(env.WORKERS);
+    await pollUntil('every worker to serve', () => (child.entries().filter((entry) => entry.msg === 'schema ready').length >= workers ? true : undefined), {
+      timeoutMs: 30_000,
+    });
     return { baseUrl, process: child };
   } catch (error) {
     await child.stop();

@@ -40,6 +40,8 @@ export interface ServiceOptions {
   eventsPruneIntervalMs?: number;
   /** The event stream's intervals and bounds (the production ones unless given). */
   eventStream?: Partial<StreamLimits>;
+  /** False: the schema is never set up, so the service answers as it does before its migrations are applied. */
+  prepareSchema?: boolean;
 }
 
 /**
@@ -70,7 +72,7 @@ export async function startService(label: string, options: ServiceOptions = {}):
     ...(options.eventStream ? { eventStream: options.eventStream } : {}),
   });
   const address = await app.listen(0, '127.0.0.1');
-  await app.prepareSchema();
+  if (options.prepareSchema !== false) await app.prepareSchema();
   return {
     baseUrl: `http://127.0.0.1:${address.port}`,
     app,

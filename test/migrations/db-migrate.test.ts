@@ -18,14 +18,14 @@ describe('npm run db:migrate (src/commands/db-migrate.ts)', () => {
       for (const [version, name] of [[1, 'add_users_email'], [2, 'add_users_name'], [3, 'add_users_created_at']] as const) {
         assert.match(first.stdout, new RegExp(`INFO  migration applied version=${version} name=${name} durationMs=\\d+\\n`));
       }
-      assert.match(first.stdout, new RegExp(`^${db.config.database} on 127\\.0\\.0\\.1:\\d+: applied 3 migrations; schema version 3\\.$`, 'm'));
+      assert.match(first.stdout, new RegExp(`^${db.config.database} on 127\\.0\\.0\\.1:\\d+: applied 3 migrations; it is at schema version 3; these settings need version 3\\.$`, 'm'));
       assert.deepEqual(await userIndexes(db), ['PRIMARY', ...MIGRATION_INDEXES]);
       assert.deepEqual(await allUsers(db), before);
 
       const second = await runScript(MIGRATE, { ...dbEnv(db.config), LOG_FORMAT: 'pretty' });
       assert.equal(second.code, 0, second.stderr);
       assert.doesNotMatch(second.stdout, /migration applied/);
-      assert.match(second.stdout, /^No migration pending: \S+ on \S+ is at schema version 3\.$/m);
+      assert.match(second.stdout, /^No migration pending: \S+ on \S+ is at schema version 3; these settings need version 3\.$/m);
     } finally {
       await db.drop();
     }
@@ -36,7 +36,7 @@ describe('npm run db:migrate (src/commands/db-migrate.ts)', () => {
     try {
       const result = await runScript(MIGRATE, dbEnv(db.config));
       assert.equal(result.code, 0, result.stderr);
-      assert.match(result.stdout, /created and seeded the users table, applied 3 migrations; schema version 3\./);
+      assert.match(result.stdout, /created and seeded the users table, applied 3 migrations; it is at schema version 3; these settings need version 3\./);
       assert.equal((await db.users()).length, 10);
       assert.deepEqual((await migrationRecords(db)).map((record) => record.version), [1, 2, 3]);
     } finally {
@@ -50,7 +50,8 @@ describe('npm run db:migrate (src/commands/db-migrate.ts)', () => {
       await createOldSchema(db);
       const result = await runScript(MIGRATE, { ...dbEnv(db.config), UNIQUE_EMAIL: 'on' }, 20_000, { args: ['--dry-run'] });
       assert.equal(result.code, 0, result.stderr);
-      assert.match(result.stdout, /^-- Dry run, nothing changed\./);
+      assert.match(result.stdout, /^-- Dry run, nothing changed; \S+ on \S+ has no schema version yet; these settings need version 3\. What would run:$/m);
+      assert.match(result.stdout, new RegExp(`^-- every statement below applies to this database\nUSE \`${db.config.database}\`;$`, 'm'));
       assert.match(result.stdout, /^CREATE TABLE IF NOT EXISTS schema_migrations .*;$/m);
       for (const index of ['users_email (email)', 'users_name (name)', 'users_created_at (created_at)']) {
         assert.match(result.stdout, new RegExp(`^ALTER TABLE users ADD INDEX IF NOT EXISTS ${index.replace(/[()]/g, '\\$&')}, ALGORITHM=INPLACE, LOCK=NONE;$`, 'm'));

@@ -9,7 +9,7 @@ import { document, operation } from './document.js';
  * (every storage call fails), or the service's only database connection held with its one-slot
  * wait queue full (every storage call is refused at once).
  */
-export type Setup = 'normal' | 'storage-down' | 'pool-full' | 'integrity' | 'events-pruned' | 'events-down';
+export type Setup = 'normal' | 'storage-down' | 'pool-full' | 'integrity' | 'events-pruned' | 'events-down' | 'not-ready';
 
 /** One real request and the documented answer it must get. */
 export interface Case {
@@ -301,6 +301,16 @@ const poolFull: Case[] = [
   ),
 ];
 
+/** A service whose schema is not in place yet: every API request is refused before it is routed. */
+const notReady: Case[] = [
+  ...storageCalls.map(([operationId, method, path]) =>
+    row(operationId, `${method} ${shown(path)} before the schema is in place -> 503 starting`, [503, 'starting'], send(method, path), 'not-ready'),
+  ),
+  ...otherStorageCalls.map(([operationId, what, sender]) =>
+    row(operationId, `${what} before the schema is in place -> 503 starting`, [503, 'starting'], sender, 'not-ready'),
+  ),
+];
+
 /** `GET /metrics`, for a service that serves it on its API port: the figures, and the refusals any request can get. */
 const metricsCases: Case[] = [
   row('getMetrics', 'GET /metrics -> 200, the figures in the text format', [200], send('GET', '/metrics')),
@@ -350,6 +360,7 @@ const eventCases: Case[] = [
   row('streamUserEvents', 'GET /api/users/events resuming before the pruned events -> 410 eventsGone', [410, 'eventsGone'], send('GET', `${EVENTS}?pwd=${TEST_PASSWORD}&after=0`), 'events-pruned'),
   row('streamUserEvents', 'GET /api/users/events with the event tables renamed away -> 500 databaseError', [500, 'databaseError'], send('GET', `${EVENTS}?pwd=${TEST_PASSWORD}`), 'events-down'),
   row('streamUserEvents', 'GET /api/users/events with the connection queue full -> 503 busy', [503, 'busy'], send('GET', `${EVENTS}?pwd=${TEST_PASSWORD}`), 'pool-full'),
+  row('streamUserEvents', 'GET /api/users/events before the schema is in place -> 503 starting', [503, 'starting'], send('GET', `${EVENTS}?pwd=${TEST_PASSWORD}`), 'not-ready'),
   ...refusedRequests.map((bad) =>
     row('streamUserEvents', `GET ${EVENTS} ${bad.what} -> ${bad.status} ${bad.example}`, [bad.status, bad.example], bad.send('GET', `${EVENTS}?pwd=${TEST_PASSWORD}`)),
   ),
@@ -357,7 +368,7 @@ const eventCases: Case[] = [
 
 /** Every case, as a service in `mode` must answer it (with `/metrics` when it serves that, the event stream with EVENTS=on). */
 export function casesFor(mode: ApiCompat, metricsOnApiPort: boolean, events = false): Case[] {
-  return [...normalCases(mode), ...(metricsOnApiPort ? metricsCases : []), ...(events ? eventCases : []), ...storageDown, ...poolFull, ...integrityCases];
+  return [...normalCases(mode), ...(metricsOnApiPort ? metricsCases : []), ...(events ? eventCases : []), ...storageDown, ...poolFull, ...notReady, ...integrityCases];
 }
 
 /** Documented examples no case reproduces, and why. */

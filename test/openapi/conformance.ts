@@ -139,6 +139,15 @@ export function runConformance(mode: ApiCompat): void {
     runCases('pool-full', () => busy.baseUrl);
   });
 
+  describe('before the schema is in place', () => {
+    let starting: RunningService;
+    before(async () => {
+      starting = await startService(`openapi_starting_${mode}`, { ...options, db: service.db, prepareSchema: false });
+    });
+    after(() => starting?.close());
+    runCases('not-ready', () => starting.baseUrl);
+  });
+
   describe('with VALIDATE_EMAIL=on and UNIQUE_EMAIL=on', () => {
     let strict: RunningService;
     before(async () => {

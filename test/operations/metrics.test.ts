@@ -174,6 +174,7 @@ describe('the service started as in production (src/commands/start.ts) with METR
       const apiPort = await child.port();
       const metricsAt = Number((await child.logEntry('metrics listening')).port);
       assert.notEqual(metricsAt, apiPort);
+      await child.logEntry('schema ready');
       assert.equal((await request(`http://127.0.0.1:${apiPort}`, 'GET', '/api/users/1')).status, 200);
       const families = await scrape(`http://127.0.0.1:${metricsAt}/metrics`);
       assert.equal(valueOf(families, 'http_requests_total', { method: 'GET', route: '/api/users/{id}', status: '200' }), 1);

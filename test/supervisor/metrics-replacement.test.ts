@@ -34,12 +34,12 @@ after(async () => {
   await db?.drop();
 });
 
-/** The workers' pids once `count` of them have logged 'listening' and two are running. */
+/** The workers' pids once `count` of them have logged 'schema ready' (they serve the API) and two are running. */
 function listeningWorkers(count: number): Promise<number[]> {
-  return pollUntil(`${count} 'listening' lines and two workers`, () => {
+  return pollUntil(`${count} 'schema ready' lines and two workers`, () => {
     const pids = workerPids(service.process.pid);
-    const listening = service.process.entries().filter((entry) => entry.msg === 'listening').length;
-    return listening >= count && pids.length === 2 ? pids : undefined;
+    const serving = service.process.entries().filter((entry) => entry.msg === 'schema ready').length;
+    return serving >= count && pids.length === 2 ? pids : undefined;
   });
 }
 

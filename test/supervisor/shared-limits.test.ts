@@ -122,10 +122,10 @@ describe('WORKERS=2: a worker started after a block', () => {
     first!.close();
 
     process.kill(workers[1]!, 'SIGKILL');
-    const replaced = await pollUntil('the dead worker to be replaced and listen', () => {
+    const replaced = await pollUntil('the dead worker to be replaced and serve', () => {
       const pids = workerPids(guessing.process.pid);
-      const listening = guessing.process.entries().filter((entry) => entry.msg === 'listening').length;
-      return pids.length === 2 && !pids.includes(workers[1]!) && listening === 3 ? pids : undefined;
+      const serving = guessing.process.entries().filter((entry) => entry.msg === 'schema ready').length;
+      return pids.length === 2 && !pids.includes(workers[1]!) && serving === 3 ? pids : undefined;
     });
     const connections = await connectionPerWorker(portOf(guessing.baseUrl), replaced);
     try {

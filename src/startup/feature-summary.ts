@@ -1,0 +1,36 @@
+import { readApiKeysFile } from '../auth/api-key-file.js';
+import type { Config, JwtSettings } from '../config/environment.js';
+import type { LogFields } from '../log/logger.js';
+
+/**
+ * The start-up line's word on the optional features, each named whether on or off: AUTH (with how
+ * many API keys API_KEYS_FILE holds, and where JWT keys come from), EVENTS, how many webhook
+ * endpoints (never their URLs, which can carry a secret in their path or query), RATE_LIMIT and
+ * WORKERS.
+ */
+export function featureSummary(config: Pick<Config, 'auth' | 'events' | 'rateLimit' | 'workers'>): LogFields {
+  const { auth, events, rateLimit, workers } = config;
+  return {
+    auth: auth.mode,
+    ...(auth.apiKeysFile === undefined ? {} : { apiKeys: apiKeyCount(auth.apiKeysFile) }),
+    ...(auth.jwt === undefined ? {} : { jwt: jwtSources(auth.jwt) }),
+    events: events === undefined ? 'off' : 'on',
+    webhookEndpoints: events?.webhooks?.urls.length ?? 0,
+    rateLimit: rateLimit === undefined ? 'off' : `${rateLimit.requests}/${rateLimit.windowSeconds}s`,
+    workers,
+  };
+}
+
+/** The keys the file holds now; the service read it before it listened, so failing here means it changed since. */
+function apiKeyCount(path: string): number | string {
+  try {
+    return readApiKeysFile(path).size;
+  } catch {
+    return 'unreadable';
+  }
+}
+
+function jwtSources(jwt: JwtSettings): string {
+  const sources = [jwt.secret && 'JWT_SECRET', jwt.publicKeyFile && 'JWT_PUBLIC_KEY_FILE', jwt.jwksUrl && 'JWT_JWKS_URL'];
+  return sources.filter((source): source is string => typeof source === 'string' && source !== '').join(', ');
+}
