@@ -27,9 +27,10 @@ export async function startHttpNoop(): Promise<HttpNoop> {
 }
 
 /** Runs bench/db-direct.ts for one scenario in its own process and returns what it measured. */
-export function measureDbDirect(db: DbConfig, scenario: Scenario, options: BenchOptions): Promise<Measurement> {
+export function measureDbDirect(db: DbConfig, scenario: Scenario, options: BenchOptions, dbPid?: number): Promise<Measurement> {
   const job: DbDirectJob = {
     db,
+    ...(dbPid === undefined ? {} : { dbPid }),
     scenario: scenario.name,
     durationSec: options.durationSec,
     warmupSec: options.warmupSec,

@@ -65,7 +65,7 @@ export async function runCluster(options: BenchOptions): Promise<void> {
       for (const [i, side] of [oneServer, threeNodes].entries()) {
         progress(`${name}: ${side.label}${options.repeat > 1 ? ` (${run}/${options.repeat})` : ''}`);
         await side.db.resetUsers(scenario.tableRows);
-        runs[i]!.push(await load.measure(side.service.baseUrl, side.service.pid, scenario, password, options));
+        runs[i]!.push(await load.measure(side.service.baseUrl, { server: side.service.pid }, scenario, password, options));
       }
     }
     const [one, three] = [medianRun(runs[0]!), medianRun(runs[1]!)];

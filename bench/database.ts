@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import mysql from 'mysql2/promise';
 import type { DbConfig, HostPort } from '../src/config/environment.js';
 import { seededUser } from './workload.js';
@@ -30,6 +31,8 @@ export interface BenchDatabase {
    */
   resetUsers(count: number, next?: 'reads' | 'writes'): Promise<void>;
   serverVersion(): Promise<string>;
+  /** The server's process id when it runs on this machine (its pid file is readable here), for its CPU time. */
+  serverPid(): Promise<number | undefined>;
   drop(): Promise<void>;
 }
 
@@ -73,11 +76,26 @@ export async function createBenchDatabase(server = serverFromEnv(), servers?: Ho
       const [rows] = await admin.query('SELECT VERSION() AS version');
       return (rows as Array<{ version: string }>)[0]!.version;
     },
+    async serverPid() {
+      const [rows] = await admin.query('SELECT @@pid_file AS file');
+      return localServerPid((rows as Array<{ file: string | null }>)[0]?.file ?? null);
+    },
     async drop() {
       await admin.query(`DROP DATABASE IF EXISTS \`${database}\``);
       await admin.end();
     },
   };
+}
+
+/** The pid in the server's pid file, if that file is on this machine and names a running MariaDB/MySQL server. */
+function localServerPid(pidFile: string | null): number | undefined {
+  try {
+    const pid = Number(readFileSync(pidFile ?? '', 'utf8').trim());
+    const command = readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+    return command === 'mariadbd' || command === 'mysqld' ? pid : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 async function addFindingIndexes(admin: mysql.Connection, table: string): Promise<void> {

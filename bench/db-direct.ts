@@ -8,10 +8,13 @@ import { createPool, endPool } from '../src/db/pool.js';
 import { defaultTuning } from '../src/db/pool-tuning.js';
 import { directOperation } from './direct-operations.js';
 import { Tally } from './measurement.js';
+import { readCpuSeconds } from './proc.js';
 import { scenarioNamed } from './workload.js';
 
 export interface DbDirectJob {
   db: DbConfig;
+  /** The database server's process, when it runs on this machine: its CPU per operation is reported too. */
+  dbPid?: number;
   scenario: string;
   durationSec: number;
   warmupSec: number;
@@ -60,17 +63,21 @@ async function loop(until: number, tally: Tally | undefined): Promise<void> {
 }
 
 /** Runs the loops for `seconds`; returns the wall-clock and CPU seconds they took. */
-async function run(seconds: number, tally?: Tally): Promise<[number, number]> {
+async function run(seconds: number, tally?: Tally): Promise<[number, number, number | undefined]> {
   const started = performance.now();
   const cpuBefore = process.cpuUsage();
+  const dbBefore = job.dbPid === undefined ? undefined : readCpuSeconds(job.dbPid);
   const until = started + seconds * 1000;
   await Promise.all(Array.from({ length: job.connections }, () => loop(until, tally)));
   const cpu = process.cpuUsage(cpuBefore);
-  return [(performance.now() - started) / 1000, (cpu.user + cpu.system) / 1e6];
+  const dbSeconds = dbBefore === undefined ? undefined : readCpuSeconds(job.dbPid!) - dbBefore;
+  return [(performance.now() - started) / 1000, (cpu.user + cpu.system) / 1e6, dbSeconds];
 }
 
 if (job.warmupSec > 0) await run(job.warmupSec);
 const tally = new Tally();
-const [seconds, cpuSeconds] = await run(job.durationSec, tally);
-process.stdout.write(JSON.stringify(tally.result(seconds, cpuSeconds)));
+const [seconds, cpuSeconds, dbSeconds] = await run(job.durationSec, tally);
+const measured = tally.result(seconds, cpuSeconds);
+const dbCpuUsPerOp = dbSeconds === undefined || measured.ok === 0 ? null : (dbSeconds * 1e6) / measured.ok;
+process.stdout.write(JSON.stringify({ ...measured, dbCpuUsPerOp }));
 await endPool(pool);

@@ -1,6 +1,6 @@
 import autocannon, { type Context, type RequestData, type Result } from 'autocannon';
 import { Tally, type Measurement } from './measurement.js';
-import { readCpuSeconds } from './proc.js';
+import { cpuWatch, type MeasuredPids } from './proc.js';
 import type { BenchOptions } from './options.js';
 import { lookedUpEmail, PAGE_SIZE, pageAfter, type Scenario, SEARCH_PAGE_SIZE, searchText, userFields, userId } from './workload.js';
 
@@ -42,11 +42,11 @@ export function httpOperation(scenario: Scenario, n: number, password: string): 
 /**
  * Runs the scenario's requests against baseUrl with autocannon: an unmeasured warm-up, then the
  * measured run. Every response is checked against the status its request expects; others count as errors.
- * `serverPid` is the process whose CPU time is reported per request.
+ * `pids` are the processes whose CPU time is reported per request.
  */
 export async function measureHttp(
   baseUrl: string,
-  serverPid: number,
+  pids: MeasuredPids,
   scenario: Scenario,
   password: string,
   options: BenchOptions,
@@ -82,11 +82,11 @@ export async function measureHttp(
   if (options.warmupSec > 0) await run(options.warmupSec);
   const measured = new Tally();
   tally = measured;
-  const cpuBefore = readCpuSeconds(serverPid);
+  const cpu = cpuWatch(pids);
   const result = await run(options.durationSec);
-  const cpuSeconds = readCpuSeconds(serverPid) - cpuBefore;
   tally = undefined;
   measured.failure('timeout', result.timeouts);
   measured.failure('connection error', result.errors - result.timeouts);
-  return measured.result(result.duration, cpuSeconds);
+  const outcome = measured.result(result.duration);
+  return { ...outcome, ...cpu.stop(outcome.ok) };
 }

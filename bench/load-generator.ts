@@ -1,12 +1,13 @@
 import { measureHttp } from './http-load.js';
 import type { Measurement } from './measurement.js';
+import type { MeasuredPids } from './proc.js';
 import type { BenchOptions, LoadGenerator } from './options.js';
 import { measureHttpWithWrk, wrkVersion } from './wrk-load.js';
 import type { Scenario } from './workload.js';
 
 export type MeasureHttp = (
   baseUrl: string,
-  serverPid: number,
+  pids: MeasuredPids,
   scenario: Scenario,
   password: string,
   options: BenchOptions,

@@ -13,6 +13,8 @@ export interface Measurement {
   seconds: number;
   /** CPU time of the process under test (server or db-direct client) per successful operation. */
   cpuUsPerOp: number | null;
+  /** CPU time of the database server per successful operation, when it runs on this machine. */
+  dbCpuUsPerOp?: number | null;
 }
 
 /** Counts outcomes and latencies while a load runs. */

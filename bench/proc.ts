@@ -58,3 +58,24 @@ function childPids(pid: number): number[] {
     return [];
   }
 }
+
+/** The processes whose CPU a run reports: the one under test, and the database server when it is on this machine. */
+export interface MeasuredPids {
+  server: number;
+  database?: number | undefined;
+}
+
+/** CPU seconds of each measured process, from now on: `stop` gives microseconds per successful operation. */
+export function cpuWatch(pids: MeasuredPids): { stop(ok: number): { cpuUsPerOp: number | null; dbCpuUsPerOp: number | null } } {
+  const server = readCpuSeconds(pids.server);
+  const database = pids.database === undefined ? undefined : readCpuSeconds(pids.database);
+  return {
+    stop(ok) {
+      const perOp = (seconds: number): number | null => (ok === 0 ? null : (seconds * 1e6) / ok);
+      return {
+        cpuUsPerOp: perOp(readCpuSeconds(pids.server) - server),
+        dbCpuUsPerOp: database === undefined ? null : perOp(readCpuSeconds(pids.database!) - database),
+      };
+    },
+  };
+}

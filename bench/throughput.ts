@@ -82,11 +82,12 @@ export async function runThroughput(options: BenchOptions): Promise<void> {
     services[specs.indexOf(spec)] = await startService(db.config, password, { ...options, env }, spec.baseline ? baseline!.entry : undefined);
   }
 
+  const dbPid = await db.serverPid();
   const noop = await startHttpNoop();
   const httpNoopRuns: Measurement[] = [];
   for (let run = 1; run <= options.repeat; run++) {
     progress(`http-noop${runLabel(run, options.repeat)}`);
-    httpNoopRuns.push(await measureHttp(noop.baseUrl, noop.pid, scenarioNamed('get-one'), password, options));
+    httpNoopRuns.push(await measureHttp(noop.baseUrl, { server: noop.pid }, scenarioNamed('get-one'), password, options));
   }
   await noop.stop();
   const httpNoop = medianRun(httpNoopRuns);
@@ -101,7 +102,7 @@ export async function runThroughput(options: BenchOptions): Promise<void> {
     for (let run = 1; run <= options.repeat; run++) {
       progress(`${name}: db-direct${runLabel(run, options.repeat)}`);
       await db.resetUsers(scenario.tableRows, next);
-      dbDirectRuns.push(await measureDbDirect(db.config, scenario, options));
+      dbDirectRuns.push(await measureDbDirect(db.config, scenario, options, dbPid));
       // Each side goes first in turn: the database's background work after a write run (purge,
       // page flushing) then weighs on every side alike rather than always on the one after it.
       for (let k = 0; k < specs.length; k++) {
@@ -109,7 +110,7 @@ export async function runThroughput(options: BenchOptions): Promise<void> {
         const service = services[i]!;
         progress(`${name}: ${specs[i]!.label}${runLabel(run, options.repeat)}`);
         await db.resetUsers(scenario.tableRows, next);
-        const measured = measureHttp(service.baseUrl, service.pid, scenario, password, options);
+        const measured = measureHttp(service.baseUrl, { server: service.pid, database: dbPid }, scenario, password, options);
         runs[i]!.push(options.metrics ? await scrapeWhile(service.baseUrl, measured) : await measured);
       }
     }
@@ -149,6 +150,7 @@ export function throughputTable(report: ThroughputReport): string {
     fixed(m.p50Ms > 0 ? m.p99Ms / m.p50Ms : 0, 1),
     errorText(m),
     m.cpuUsPerOp === null ? '-' : fixed(m.cpuUsPerOp, 0),
+    m.dbCpuUsPerOp === null || m.dbCpuUsPerOp === undefined ? '-' : fixed(m.dbCpuUsPerOp, 0),
     ...ratios,
   ];
   const ratio = (m: Measurement, to: Measurement | undefined): string => (to ? fixed(m.reqPerSec / to.reqPerSec, 2) : '-');
@@ -175,12 +177,12 @@ export function throughputTable(report: ThroughputReport): string {
     repeat > 1
       ? `Each row: the median of ${repeat} alternating runs by req/s (its latencies and CPU), errors over all runs.`
       : 'Each row: one run.',
-    'CPU us/op: CPU time of the process under test (server, or the db-direct client) per successful request.',
+    'CPU us/op: CPU time of the process under test (server, or the db-direct client) per successful request; DB us/op: the database server\'s, when it runs here.',
     ...(report.baseline
       ? [`baseline: the service as of ${report.baseline.ref} (${report.baseline.commit.slice(0, 12)}), measured in the same rounds.`]
       : []),
     ...(bothSettings ? ['events on: the same service with EVENTS=on (x events off: its req/s over the same build with events off).'] : []),
-    formatTable(['scenario', 'target', 'req/s', 'p50 ms', 'p99 ms', 'p99/p50', 'errors', 'CPU us/op', ...ratioTitles], rows),
+    formatTable(['scenario', 'target', 'req/s', 'p50 ms', 'p99 ms', 'p99/p50', 'errors', 'CPU us/op', 'DB us/op', ...ratioTitles], rows),
   ].join('\n');
 }
 

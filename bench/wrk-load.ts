@@ -6,7 +6,7 @@ import { httpOperation } from './http-load.js';
 import { jsonMarkedLine, startChild } from './lifecycle.js';
 import type { Measurement } from './measurement.js';
 import type { BenchOptions } from './options.js';
-import { readCpuSeconds } from './proc.js';
+import { cpuWatch, type MeasuredPids } from './proc.js';
 import { ROTATING_IDS, type Scenario } from './workload.js';
 
 /**
@@ -40,11 +40,11 @@ interface WrkResult {
  * Runs the scenario's requests against baseUrl with wrk (one thread, `connections` connections):
  * an unmeasured warm-up, then the measured run. The requests are the same as the autocannon
  * driver's (httpOperation), cycled; a response whose status is not one the scenario expects counts
- * as an error. `serverPid` is the process whose CPU time is reported per request.
+ * as an error. `pids` are the processes whose CPU time is reported per request.
  */
 export async function measureHttpWithWrk(
   baseUrl: string,
-  serverPid: number,
+  pids: MeasuredPids,
   scenario: Scenario,
   password: string,
   options: BenchOptions,
@@ -55,9 +55,10 @@ export async function measureHttpWithWrk(
     await writeFile(script, luaScript(scenario, password));
     const run = (seconds: number): Promise<WrkResult> => runWrk(baseUrl, script, seconds, options.connections);
     if (options.warmupSec > 0) await run(options.warmupSec);
-    const cpuBefore = readCpuSeconds(serverPid);
+    const cpu = cpuWatch(pids);
     const result = await run(options.durationSec);
-    return toMeasurement(result, readCpuSeconds(serverPid) - cpuBefore);
+    const measured = toMeasurement(result);
+    return { ...measured, ...cpu.stop(measured.ok) };
   } finally {
     await rm(folder, { recursive: true, force: true });
   }
@@ -73,7 +74,7 @@ async function runWrk(baseUrl: string, script: string, seconds: number, connecti
   return jsonMarkedLine<WrkResult>(child, RESULT_MARK, (wholeSeconds + 30) * 1000, 'wrk');
 }
 
-function toMeasurement(result: WrkResult, cpuSeconds: number): Measurement {
+function toMeasurement(result: WrkResult): Measurement {
   const errorKinds: Record<string, number> = {};
   const add = (kind: string, count: number): void => {
     if (count > 0) errorKinds[kind] = (errorKinds[kind] ?? 0) + count;
@@ -92,7 +93,7 @@ function toMeasurement(result: WrkResult, cpuSeconds: number): Measurement {
     errors: Object.values(errorKinds).reduce((sum, count) => sum + count, 0),
     errorKinds,
     seconds,
-    cpuUsPerOp: ok === 0 ? null : (cpuSeconds * 1e6) / ok,
+    cpuUsPerOp: null,
   };
 }
 

@@ -50,7 +50,7 @@ describe('wrk driver', { skip: wrkVersion() ? false : 'wrk is not installed' }, 
   test('sends the scenario requests in order, with their bodies, and counts every expected answer as throughput', async () => {
     received.length = 0;
     const scenario = scenarioNamed('mixed');
-    const measured = await measureHttpWithWrk(baseUrl, process.pid, scenario, 'pw', options);
+    const measured = await measureHttpWithWrk(baseUrl, { server: process.pid }, scenario, 'pw', options);
     assert.ok(received.length >= 20, `only ${received.length} requests arrived`);
     const asSent = (n: number): Received => {
       const { method, path, body } = httpOperation(scenario, n, 'pw');
@@ -68,7 +68,7 @@ describe('wrk driver', { skip: wrkVersion() ? false : 'wrk is not installed' }, 
     received.length = 0;
     failSome = true;
     try {
-      const measured = await measureHttpWithWrk(baseUrl, process.pid, scenarioNamed('get-one'), 'pw', options);
+      const measured = await measureHttpWithWrk(baseUrl, { server: process.pid }, scenarioNamed('get-one'), 'pw', options);
       assert.ok((measured.errorKinds['500'] ?? 0) > 0, JSON.stringify(measured.errorKinds));
       assert.equal(measured.errors, measured.errorKinds['500']);
       // wrk may stop with requests still in flight: those arrived but were never counted.
