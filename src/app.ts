@@ -16,7 +16,7 @@ import { createConnectionSource } from './db/connect.js';
 import type { ConnectionSource } from './db/connection-source.js';
 import { endPool } from './db/pool.js';
 import { defaultTuning, type PoolTuning } from './db/pool-tuning.js';
-import { SchemaSetup } from './startup/schema-setup.js';
+import { SchemaSetup, type SchemaPhase } from './startup/schema-setup.js';
 import { registerIndexRoute } from './docs/index-route.js';
 import { registerDocsRoutes } from './docs/routes.js';
 import { ChangeEvents, type ChangeEventsOptions } from './events/change-events.js';
@@ -108,6 +108,8 @@ export interface App {
    * with an UnusableSchemaError when the schema cannot be used: the start should stop.
    */
   prepareSchema(): Promise<void>;
+  /** Another process (the primary of several workers) reached the database and puts the schema in place: 503 meanwhile. */
+  schemaApplying(): void;
   /** The schema was put in place by another process (the primary of several workers). */
   schemaPrepared(): void;
   /**
@@ -144,9 +146,12 @@ export function createApp(options: AppOptions): App {
     if (!metrics) return [];
     return options.metrics?.read ? options.metrics.read(metrics) : metrics.registry.snapshot();
   };
-  let schemaReady = false;
+  let schemaPhase: SchemaPhase = 'waiting for the database';
   let leaving = false;
   const schemaSetup = new SchemaSetup(db, logger, {
+    onPhase: (phase) => {
+      if (schemaPhase !== 'ready') schemaPhase = phase;
+    },
     uniqueEmail: options.integrity?.uniqueEmail ?? false,
     events: events !== undefined,
     retryMs: options.testing?.schemaRetryMs,
@@ -167,7 +172,7 @@ export function createApp(options: AppOptions): App {
     access,
   });
   events?.serveStream(router, access, byPassword);
-  registerHealthRoutes(router, { stopping: () => leaving, answers: async () => schemaReady && (await store.answers()) });
+  registerHealthRoutes(router, { stopping: () => leaving, answers: async () => schemaPhase === 'ready' && (await store.answers()) });
   const metricsOnApiPort = options.metrics?.onApiPort === true;
   registerIndexRoute(router);
   registerDocsRoutes(router, {
@@ -185,7 +190,7 @@ export function createApp(options: AppOptions): App {
     ...(options.serverLimits ? { limits: options.serverLimits } : {}),
     ...(metrics ? { observe: metrics.observeResponse } : {}),
     admit: untilSchemaReady(
-      () => schemaReady,
+      () => schemaPhase,
       options.rateLimit && counters.requests
         ? rateLimitAdmission(options.rateLimit, counters.requests, rateLimitKey(bearer && ((req, res) => bearer.principalOf(req, requestIdOf(res)))))
         : undefined,
@@ -199,12 +204,15 @@ export function createApp(options: AppOptions): App {
     readMetrics,
     prepareSchema: async () => {
       if (await schemaSetup.run()) {
-        schemaReady = true;
+        schemaPhase = 'ready';
         events?.start();
       }
     },
+    schemaApplying: () => {
+      if (schemaPhase !== 'ready') schemaPhase = 'applying';
+    },
     schemaPrepared: () => {
-      schemaReady = true;
+      schemaPhase = 'ready';
       events?.start();
     },
     leaveRotation: () => {

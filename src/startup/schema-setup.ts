@@ -5,6 +5,13 @@ import { isAccessDenied } from '../db/mysql-errors.js';
 import { ensureSchema } from './schema.js';
 import { UnusableSchemaError } from './unusable-schema.js';
 
+/**
+ * Where set-up stands: still waiting for the database to answer (requests are served and fail as
+ * any storage failure does), applying what the settings need (requests are refused with 503 until
+ * it is done), or done.
+ */
+export type SchemaPhase = 'waiting for the database' | 'applying' | 'ready';
+
 export interface SchemaSetupOptions {
   /** UNIQUE_EMAIL=on. */
   uniqueEmail: boolean;
@@ -13,6 +20,8 @@ export interface SchemaSetupOptions {
   /** The first pause after a failure (1 s); it doubles up to maxRetryMs (30 s). */
   retryMs?: number;
   maxRetryMs?: number;
+  /** Told each time the phase changes. */
+  onPhase?: (phase: SchemaPhase) => void;
 }
 
 /**
@@ -38,10 +47,14 @@ export class SchemaSetup {
     let pauseMs = retryMs;
     while (!signal.aborted) {
       try {
-        await ensureSchema(this.db, { logger: this.logger, uniqueEmail, events, signal });
+        await ensureSchema(this.db, { logger: this.logger, uniqueEmail, events, signal, reached: () => this.options.onPhase?.('applying') });
+        this.options.onPhase?.('ready');
         return true;
       } catch (error) {
         if (error instanceof UnusableSchemaError) throw error;
+        // The database stopped answering: requests fail as any storage failure does meanwhile. A
+        // refusal of its own (a migration that failed) leaves the schema half done: still 503.
+        if (!isServerAnswer(error)) this.options.onPhase?.('waiting for the database');
         if (signal.aborted) return false;
         if (isAccessDenied(error)) {
           // Reached, and refused: the account is what to fix (or to create). The server's reason names the user, never the password.

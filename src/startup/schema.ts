@@ -20,6 +20,8 @@ export interface SchemaOptions {
   signal?: AbortSignal;
   /** EVENTS=on: the tables of change events are migrations too. */
   events?: boolean;
+  /** Told once the database answered: from then on the schema is being put in place. */
+  reached?: () => void;
 }
 
 export interface SchemaReport {
@@ -46,6 +48,7 @@ export function ensureSchema(db: DbConfig, options: SchemaOptions, connectTimeou
     db,
     async (session) => {
       await prepareForGalera(session);
+      options.reached?.();
       const table = await createUsersTable(session, db.database);
       logger.info(table === 'created' ? 'users table created and seeded' : 'users table found', { database: db.database });
       await checkColumns(session, db.database);

@@ -5,6 +5,8 @@
  */
 export const schemaWantedMessage = { type: 'schema-wanted' } as const;
 export const schemaReadyMessage = { type: 'schema-ready' } as const;
+/** The primary reached the database and is putting the schema in place: workers answer 503 until it is ready. */
+export const schemaApplyingMessage = { type: 'schema-applying' } as const;
 
 /**
  * From the primary: drain without waiting out SHUTDOWN_DELAY_S (a second signal to the primary, or a

@@ -11,7 +11,7 @@ import { startMetricsServer, type MetricsServer } from '../metrics/server.js';
 import { stopWhenDatabaseDies } from './database-watch.js';
 import { logFinalLine } from './final-line.js';
 import { openDatabaseOrFail, SHUTDOWN_DRAIN_MS, warnGeneratedPassword, warnIgnoredAuthSettings } from './instance.js';
-import { isMessage, schemaReadyMessage, schemaWantedMessage, skipShutdownDelayMessage } from './messages.js';
+import { isMessage, schemaApplyingMessage, schemaReadyMessage, schemaWantedMessage, skipShutdownDelayMessage } from './messages.js';
 import { tellWorker } from '../ipc/tell-worker.js';
 import { RestartBackoff } from './restart-backoff.js';
 
@@ -54,8 +54,16 @@ export async function runPrimary(config: Config, logger: Logger): Promise<void> 
   const workerEnv = { ACCESS_PASSWORD: config.accessPassword, ...embeddedDatabaseEnv(config, opened) };
   const backoff = new RestartBackoff();
   const startedAt = new Map<Worker, number>();
-  const schemaSetup = new SchemaSetup(opened.db, logger, { uniqueEmail: config.uniqueEmail, events: config.events !== undefined });
   let schemaReady = false;
+  let schemaApplying = false;
+  const schemaSetup = new SchemaSetup(opened.db, logger, {
+    uniqueEmail: config.uniqueEmail,
+    events: config.events !== undefined,
+    onPhase: (phase) => {
+      schemaApplying = phase === 'applying';
+      if (schemaApplying) for (const worker of running()) tellWorker(worker, schemaApplyingMessage);
+    },
+  });
   let killedStragglers = false;
   let anyListened = false;
 
@@ -90,7 +98,9 @@ export async function runPrimary(config: Config, logger: Logger): Promise<void> 
     const worker = cluster.fork(workerEnv);
     startedAt.set(worker, performance.now());
     worker.on('message', (message) => {
-      if (schemaReady && isMessage(message, schemaWantedMessage)) tellWorker(worker, schemaReadyMessage);
+      if (!isMessage(message, schemaWantedMessage)) return;
+      if (schemaReady) tellWorker(worker, schemaReadyMessage);
+      else if (schemaApplying) tellWorker(worker, schemaApplyingMessage);
     });
   };
   const running = (): Worker[] => Object.values(cluster.workers ?? {}).filter((worker): worker is Worker => worker !== undefined);
