@@ -2,26 +2,34 @@
  * The statements of change events (EVENTS=on), beside statements.ts's and written the same way:
  * values travel as parameters, batch statements are built once per size.
  *
- * Ordering: a change's transaction writes its events without an id (their `seq` is an
- * auto-increment, given at insert, which is not commit order); ids are handed out afterwards, only
- * to committed events, by a numbering transaction that holds the one row of event_sequence while it
- * numbers them in seq order and moves the last id on. Numbering transactions follow one another, so
- * ids follow the order in which events became readable: once an event is readable, every event with
- * a smaller id is too, and a reader that resumes after the last id it saw never misses one. No lock
- * is held through a change's commit, so changes commit side by side and share disk flushes.
- * Two changes of one user are ordered by the user's row lock (the later one inserts its event only
- * once the earlier committed, and so gets the greater seq); on a Galera node an applied event
- * raises the auto-increment counter past its seq, so this holds across nodes too. See docs/events.md.
+ * Storage: a change's transaction writes the events of its batch (one per change, in order) as one
+ * row of event_batches, its events a JSON array (event-batches.ts). (user_events, one row per
+ * event, is where versions before this one wrote them: still read, and pruned, until it is empty.)
+ *
+ * Ordering: a batch is written without ids (its `seq` is an auto-increment, given at insert, which
+ * is not commit order); ids are handed out afterwards, only to committed batches, by a numbering
+ * transaction that holds the one row of event_sequence while it numbers them in seq order (a batch
+ * of n events takes n ids, first_id to last_id) and moves the last id on. Numbering transactions
+ * follow one another, so ids follow the order in which events became readable: once an event is
+ * readable, every event with a smaller id is too, and a reader that resumes after the last id it
+ * saw never misses one. No lock is held through a change's commit, so changes commit side by side
+ * and share disk flushes. Two changes of one user are ordered by the user's row lock (the later
+ * one writes its batch only once the earlier committed, and so gets the greater seq); on a Galera
+ * node an applied batch raises the auto-increment counter past its seq, so this holds across nodes
+ * too. See docs/events.md.
  */
 import { marks, memoized } from './statement-shapes.js';
 
 const TABLE_OPTIONS = 'ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci';
 
-/** The columns every event read returns, in user_events. */
+/** The columns every read of the rows versions before this one wrote returns, in user_events. */
 const EVENT_COLUMNS = 'id, type, user_id, name, email, created_at, request_id, occurred_at';
 
+/** The columns every read of event_batches returns. */
+const BATCH_COLUMNS = 'first_id, last_id, occurred_at, events';
+
 export const eventTables = {
-  /** The outbox: one row per acknowledged change, written in the change's transaction. */
+  /** The outbox as versions before event_batches wrote it: one row per acknowledged change. */
   userEvents:
     'CREATE TABLE IF NOT EXISTS user_events (id BIGINT UNSIGNED NOT NULL PRIMARY KEY, type VARCHAR(20) NOT NULL, ' +
     'user_id INT NOT NULL, name TEXT NULL, email TEXT NULL, created_at TIMESTAMP(6) NULL DEFAULT NULL, ' +
@@ -39,13 +47,15 @@ export const eventTables = {
     'queued_through BIGINT UNSIGNED NOT NULL, ' +
     `updated_at TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP(3) ON UPDATE CURRENT_TIMESTAMP(3)) ${TABLE_OPTIONS}`,
   /**
-   * Events are written without an id and numbered after they commit (see above): `seq` orders them
-   * as written and becomes the key; `id` is given later, unique. Existing rows keep their ids (and
-   * get seqs in id order), so readers resume by the ids they hold.
+   * The outbox: one row per committed write batch, its events (`count` of them) a JSON array in
+   * the order of the changes; `seq` orders the rows as written, `first_id` and `last_id` are the
+   * event ids the batch is given once committed (see above), null until then.
    */
-  numberedAfterCommit:
-    'ALTER TABLE user_events MODIFY id BIGINT UNSIGNED NULL, DROP PRIMARY KEY, ' +
-    'ADD COLUMN seq BIGINT UNSIGNED NOT NULL AUTO_INCREMENT FIRST, ADD PRIMARY KEY (seq), ADD UNIQUE KEY user_events_id (id)',
+  eventBatches:
+    'CREATE TABLE IF NOT EXISTS event_batches (seq BIGINT UNSIGNED NOT NULL AUTO_INCREMENT PRIMARY KEY, ' +
+    'first_id BIGINT UNSIGNED NULL, last_id BIGINT UNSIGNED NULL, count SMALLINT UNSIGNED NOT NULL, ' +
+    'occurred_at TIMESTAMP(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6), events MEDIUMTEXT NOT NULL, ' +
+    `UNIQUE KEY event_batches_last_id (last_id), KEY event_batches_occurred_at (occurred_at)) ${TABLE_OPTIONS}`,
   /** Deliveries not yet acknowledged (pending) or given up (failed); an acknowledged one is deleted. */
   webhookDeliveries:
     'CREATE TABLE IF NOT EXISTS webhook_deliveries (endpoint CHAR(64) NOT NULL, event_id BIGINT UNSIGNED NOT NULL, ' +
@@ -60,20 +70,10 @@ const SEQUENCE_ROW = 1;
 const PRUNED_ROW = 2;
 
 export const eventSql = {
-  /**
-   * Events written in a change's transaction, in the order given, each with the user as that
-   * change left it: the values the change wrote, and the creation time the row holds. Values per
-   * event: type, user id, name, email, user id again, request id.
-   */
-  recordChanges: memoized(
-    (count) =>
-      'INSERT INTO user_events (type, user_id, name, email, created_at, request_id) VALUES ' +
-      marks(count, '(?, ?, ?, ?, (SELECT created_at FROM users WHERE id = ?), ?)'),
-  ),
-  /** A removal's event: the id alone. */
-  recordDeleted: "INSERT INTO user_events (type, user_id, request_id) VALUES ('user.deleted', ?, ?)",
-  /** Up to `limit` committed events still without an id, in the order they were written. */
-  unnumbered: 'SELECT seq FROM user_events WHERE id IS NULL ORDER BY seq LIMIT ?',
+  /** A committed batch's events, `count` of them, as one row (event-batches.ts encodes them). Values: count, events. */
+  recordBatch: 'INSERT INTO event_batches (count, events) VALUES (?, ?)',
+  /** Up to `limit` committed batches still without ids, in the order they were written. */
+  unnumbered: 'SELECT seq, count FROM event_batches WHERE last_id IS NULL ORDER BY seq LIMIT ?',
   /**
    * The last id handed out, locking the sequence until commit (its insert id); the row is made by
    * the first transaction that needs it.
@@ -82,17 +82,24 @@ export const eventSql = {
     `INSERT INTO event_sequence (id, last_id) VALUES (${SEQUENCE_ROW}, LAST_INSERT_ID(0)) ` +
     'ON DUPLICATE KEY UPDATE last_id = LAST_INSERT_ID(last_id)',
   /**
-   * Ids for `count` events by seq, only where none was given yet, and the last id handed out moved
-   * on, in one statement: its affected rows are the events numbered and the sequence's row. Values:
-   * (seq, id) per event, the new last id, then the seqs.
+   * Ids for `count` batches by seq, only where none were given yet, and the last id handed out
+   * moved on, in one statement: its affected rows are the batches numbered and the sequence's row.
+   * Values: (seq, first id) per batch, (seq, last id) per batch, the new last id, then the seqs.
    */
   number: memoized(
     (count) =>
-      `UPDATE user_events e JOIN event_sequence s ON s.id = ${SEQUENCE_ROW} SET e.id = CASE e.seq ${marks(count, 'WHEN ? THEN ?', ' ')} END, ` +
-      `s.last_id = ? WHERE e.id IS NULL AND e.seq IN (${marks(count, '?')})`,
+      `UPDATE event_batches b JOIN event_sequence s ON s.id = ${SEQUENCE_ROW} ` +
+      `SET b.first_id = CASE b.seq ${marks(count, 'WHEN ? THEN ?', ' ')} END, b.last_id = CASE b.seq ${marks(count, 'WHEN ? THEN ?', ' ')} END, ` +
+      `s.last_id = ? WHERE b.last_id IS NULL AND b.seq IN (${marks(count, '?')})`,
   ),
-  /** Up to `limit` events after an id, oldest first. */
-  eventsAfter: `SELECT ${EVENT_COLUMNS} FROM user_events WHERE id > ? ORDER BY id LIMIT ?`,
+  /** Up to `limit` batches holding events after an id, oldest first. */
+  batchesAfter: `SELECT ${BATCH_COLUMNS} FROM event_batches WHERE last_id > ? ORDER BY last_id LIMIT ?`,
+  /** Up to `limit` batches whose last id is at least this one, oldest first: the first holds the event with this id, if kept. */
+  batchesFrom: `SELECT ${BATCH_COLUMNS} FROM event_batches WHERE last_id >= ? ORDER BY last_id LIMIT ?`,
+  /** Up to `limit` events after an id among those versions before event_batches wrote, oldest first. */
+  legacyAfter: `SELECT ${EVENT_COLUMNS} FROM user_events WHERE id > ? ORDER BY id LIMIT ?`,
+  /** These events among those versions before event_batches wrote. */
+  legacyByIds: memoized((count) => `SELECT ${EVENT_COLUMNS} FROM user_events WHERE id IN (${marks(count, '?')})`),
   /** The last id handed out; none before the first event. */
   lastId: `SELECT last_id FROM event_sequence WHERE id = ${SEQUENCE_ROW}`,
   /** Both marks in one row: the last id handed out and the last pruned, each 0 until first set. */
@@ -102,15 +109,23 @@ export const eventSql = {
   /** The greatest id pruned; a reader resuming before it has missed events. */
   prunedThrough: `SELECT last_id FROM event_sequence WHERE id = ${PRUNED_ROW}`,
   /**
-   * Up to `limit` of the oldest events recorded before `cutoff` seconds ago that no endpoint still
-   * needs: not yet queued for an endpoint in use, or waiting for its delivery.
+   * Up to `limit` of the oldest batches recorded more than the retention ago (seconds) that no
+   * endpoint still needs: not yet queued for an endpoint in use, or holding an event waiting for its
+   * delivery. Values: retention, retention (the endpoints in use), limit.
    */
-  prunable:
+  prunableBatches:
+    'SELECT b.seq, b.last_id FROM event_batches b WHERE b.occurred_at < NOW(6) - INTERVAL ? SECOND AND b.last_id IS NOT NULL ' +
+    'AND b.last_id <= (SELECT COALESCE(MIN(queued_through), 18446744073709551615) FROM webhook_endpoints WHERE updated_at > NOW(3) - INTERVAL ? SECOND) ' +
+    "AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id BETWEEN b.first_id AND b.last_id AND d.state = 'pending') " +
+    'ORDER BY b.last_id LIMIT ?',
+  deleteBatches: memoized((count) => `DELETE FROM event_batches WHERE seq IN (${marks(count, '?')})`),
+  /** The same for the rows versions before event_batches wrote, one event each. Values as prunableBatches. */
+  prunableLegacy:
     'SELECT e.id FROM user_events e WHERE e.occurred_at < NOW(6) - INTERVAL ? SECOND ' +
     'AND e.id <= (SELECT COALESCE(MIN(queued_through), 18446744073709551615) FROM webhook_endpoints WHERE updated_at > NOW(3) - INTERVAL ? SECOND) ' +
     "AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = e.id AND d.state = 'pending') " +
     'ORDER BY e.id LIMIT ?',
-  deleteEvents: memoized((count) => `DELETE FROM user_events WHERE id IN (${marks(count, '?')})`),
+  deleteLegacy: memoized((count) => `DELETE FROM user_events WHERE id IN (${marks(count, '?')})`),
   /** Raises the pruned mark (never lowers it). */
   markPruned: `INSERT INTO event_sequence (id, last_id) VALUES (${PRUNED_ROW}, ?) ON DUPLICATE KEY UPDATE last_id = GREATEST(last_id, VALUES(last_id))`,
   /**
@@ -172,14 +187,12 @@ export const webhookSql = {
       marks(count, `(?, ?, ?, ?, ?, COALESCE(NOW(3) + INTERVAL ? SECOND, ${WAITING}))`),
   ),
   /**
-   * Up to `limit` deliveries due now, each its user's oldest pending one, soonest first, with the
-   * event to send (its columns null if it was pruned) and how long ago it was queued. Values: endpoint, limit.
+   * Up to `limit` deliveries due now, each its user's oldest pending one, soonest first, with how
+   * long ago it was queued (the events to send are read from the outbox by id). Values: endpoint, limit.
    */
   due:
-    'SELECT d.event_id AS id, d.user_id, d.attempts, TIMESTAMPDIFF(MICROSECOND, d.queued_at, NOW(3)) AS age_us, ' +
-    'e.type, e.name, e.email, e.created_at, e.request_id, e.occurred_at ' +
-    'FROM webhook_deliveries d LEFT JOIN user_events e ON e.id = d.event_id ' +
-    `WHERE d.endpoint = ? AND d.state = 'pending' AND d.next_attempt_at <= NOW(3) AND ${OLDEST_OF_ITS_USER} ` +
+    'SELECT d.event_id AS id, d.user_id, d.attempts, TIMESTAMPDIFF(MICROSECOND, d.queued_at, NOW(3)) AS age_us ' +
+    `FROM webhook_deliveries d WHERE d.endpoint = ? AND d.state = 'pending' AND d.next_attempt_at <= NOW(3) AND ${OLDEST_OF_ITS_USER} ` +
     'ORDER BY d.next_attempt_at, d.event_id LIMIT ?',
   /** Acknowledged: the row goes. Each change of a row names the attempts it read. Values: endpoint, event id, attempts. */
   delivered: "DELETE FROM webhook_deliveries WHERE endpoint = ? AND event_id = ? AND state = 'pending' AND attempts = ?",
@@ -218,15 +231,15 @@ export const webhookSql = {
   /** Whether a process delivers to the endpoint now (holds its lease). Values: endpoint. */
   endpointDelivered: "SELECT 1 FROM event_leases WHERE name = CONCAT('webhook:', ?) AND expires_at >= NOW(3)",
   /**
-   * A page of an endpoint's pending deliveries after an event id: its event's type (null once
-   * pruned), attempts, last error, and when it is next tried, or the user's earlier pending
-   * delivery it waits behind (`behind`). Values: endpoint, after, limit.
+   * A page of an endpoint's pending deliveries after an event id: attempts, last error, and when it
+   * is next tried, or the user's earlier pending delivery it waits behind (`behind`); the events'
+   * types are read from the outbox by id. Values: endpoint, after, limit.
    */
   pendingPage:
-    'SELECT d.event_id, e.type, d.user_id, d.attempts, d.last_error, d.next_attempt_at, ' +
+    'SELECT d.event_id, d.user_id, d.attempts, d.last_error, d.next_attempt_at, ' +
     'TIMESTAMPDIFF(SECOND, NOW(3), d.next_attempt_at) AS in_seconds, ' +
     "(SELECT MAX(o.event_id) FROM webhook_deliveries o WHERE o.endpoint = d.endpoint AND o.user_id = d.user_id AND o.state = 'pending' AND o.event_id < d.event_id) AS behind " +
-    "FROM webhook_deliveries d LEFT JOIN user_events e ON e.id = d.event_id WHERE d.endpoint = ? AND d.state = 'pending' AND d.event_id > ? " +
+    "FROM webhook_deliveries d WHERE d.endpoint = ? AND d.state = 'pending' AND d.event_id > ? " +
     'ORDER BY d.event_id LIMIT ?',
   /** Up to `limit` of an endpoint's deliveries, pending or failed, removed. Values: endpoint, limit. */
   dropDeliveries: 'DELETE FROM webhook_deliveries WHERE endpoint = ? LIMIT ?',
@@ -243,10 +256,10 @@ export const webhookSql = {
   moveDeliveries:
     "UPDATE webhook_deliveries SET endpoint = ?, state = 'pending', attempts = 0, last_error = NULL, queued_at = NOW(3), " +
     `next_attempt_at = ${WAITING} WHERE endpoint = ? ORDER BY event_id LIMIT ?`,
-  /** A page of an endpoint's failed deliveries after an event id, with their events' types (null once pruned). Values: endpoint, after, limit. */
+  /** A page of an endpoint's failed deliveries after an event id (the events' types are read from the outbox by id). Values: endpoint, after, limit. */
   failedPage:
-    'SELECT d.event_id, e.type, d.user_id, d.attempts, d.last_error, d.queued_at FROM webhook_deliveries d ' +
-    "LEFT JOIN user_events e ON e.id = d.event_id WHERE d.endpoint = ? AND d.state = 'failed' AND d.event_id > ? ORDER BY d.event_id LIMIT ?",
+    'SELECT d.event_id, d.user_id, d.attempts, d.last_error, d.queued_at FROM webhook_deliveries d ' +
+    "WHERE d.endpoint = ? AND d.state = 'failed' AND d.event_id > ? ORDER BY d.event_id LIMIT ?",
   /** Which of these events have a failed delivery to the endpoint. Values: endpoint, the ids. */
   failedOf: memoized(
     (count) => `SELECT event_id FROM webhook_deliveries WHERE endpoint = ? AND state = 'failed' AND event_id IN (${marks(count, '?')})`,

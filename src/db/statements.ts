@@ -43,6 +43,10 @@ export const sql = {
    * the values (MariaDB 10.5+; MySQL refuses RETURNING). Values: name, email per user.
    */
   createUsers: memoized((count) => `INSERT INTO users (name, email) VALUES ${marks(count, '(?, ?)')} RETURNING id`),
+  /** The same, each row's creation time returned too (for its change event). */
+  createUsersWithTimes: memoized((count) => `INSERT INTO users (name, email) VALUES ${marks(count, '(?, ?)')} RETURNING id, created_at`),
+  /** `count` users' creation times, by id (ids that match no row are absent). */
+  creationTimes: memoized((count) => `SELECT id, created_at FROM users WHERE id IN (${marks(count, '?')})`),
   /**
    * `count` users replaced in one statement; its affected rows are the rows found (see the pool's
    * FOUND_ROWS flag). Values: (id, name) per user, (id, email) per user, then the ids.
@@ -86,7 +90,6 @@ export const sql = {
     'FLOOR(c.CHARACTER_OCTET_LENGTH / cs.MAXLEN) AS chars FROM information_schema.columns c ' +
     'LEFT JOIN information_schema.character_sets cs ON cs.CHARACTER_SET_NAME = c.CHARACTER_SET_NAME ' +
     "WHERE c.TABLE_SCHEMA = DATABASE() AND c.TABLE_NAME = 'users'",
-  columnExists: 'SELECT 1 FROM information_schema.columns WHERE table_schema = DATABASE() AND table_name = ? AND column_name = ? LIMIT 1',
   indexExists:
     "SELECT 1 FROM information_schema.statistics WHERE table_schema = DATABASE() AND table_name = 'users' AND index_name = ? LIMIT 1",
   createMigrationsTable:
@@ -114,7 +117,7 @@ export const sql = {
 } as const;
 
 /** A schema change after schema.sql's base table, applied once per database (startup/migrations.ts). */
-export type Migration = IndexMigration | TableMigration | ColumnMigration;
+export type Migration = IndexMigration | TableMigration;
 
 interface MigrationStep {
   version: number;
@@ -127,19 +130,11 @@ interface MigrationStep {
 export interface IndexMigration extends MigrationStep {
   /** The index it adds, looked up first on a server without ADD INDEX IF NOT EXISTS (MySQL). */
   index: string;
-  column?: undefined;
 }
 
 /** A new table (CREATE TABLE IF NOT EXISTS). */
 export interface TableMigration extends MigrationStep {
   index?: undefined;
-  column?: undefined;
-}
-
-/** A change of a table's columns, done once the column it adds exists (ALTER TABLE has no IF NOT EXISTS for all it does). */
-export interface ColumnMigration extends MigrationStep {
-  index?: undefined;
-  column: { table: string; name: string };
 }
 
 /** The migrations that add an index. */
@@ -157,13 +152,7 @@ export const migrations: readonly Migration[] = [
   { version: 6, name: 'create_event_leases', feature: 'events', statement: eventTables.eventLeases },
   { version: 7, name: 'create_webhook_endpoints', feature: 'events', statement: eventTables.webhookEndpoints },
   { version: 8, name: 'create_webhook_deliveries', feature: 'events', statement: eventTables.webhookDeliveries },
-  {
-    version: 9,
-    name: 'number_user_events_after_commit',
-    feature: 'events',
-    column: { table: 'user_events', name: 'seq' },
-    statement: eventTables.numberedAfterCommit,
-  },
+  { version: 9, name: 'create_event_batches', feature: 'events', statement: eventTables.eventBatches },
 ];
 
 /** The optional parts of the schema that are in use. */

@@ -1,31 +1,54 @@
 import type { Database } from '../db/database.js';
+import { decodeBatch, type BatchRow, type StoredEvent } from '../db/event-batches.js';
 import { eventSql } from '../db/event-statements.js';
 
-export type EventType = 'user.created' | 'user.updated' | 'user.deleted';
+export type { EventType, StoredEvent } from '../db/event-batches.js';
 
-/** A row of user_events as mysql2 returns it (dateStrings: times are `YYYY-MM-DD HH:MM:SS.ffffff` in UTC). */
-export interface StoredEvent {
-  id: number;
-  type: EventType;
-  user_id: number;
-  /** Null for a deletion. */
-  name: string | null;
-  email: string | null;
-  created_at: string | null;
-  request_id: string | null;
-  occurred_at: string;
-}
-
-/** How many events one prune removes at most: small batches, so writers never wait long behind it. */
+/** How many batches (or older single events) one prune removes at most: small, so writers never wait long behind it. */
 const PRUNE_BATCH = 500;
 
-/** The outbox as readers see it: events in id order (which is commit order), and their pruning. */
+/**
+ * The outbox as readers see it: events in id order (the order they became readable), looked up by
+ * id, and pruned. Events are stored a batch per row (event_batches); those versions before this
+ * one wrote, one per row in user_events, are read and pruned alike until none is left, so a reader
+ * resumes across the upgrade by the ids it holds.
+ */
 export class EventLog {
   constructor(private readonly db: Database) {}
 
   /** Up to `limit` events after `id`, oldest first. */
-  after(id: number, limit: number): Promise<StoredEvent[]> {
-    return this.db.read<StoredEvent[]>(eventSql.eventsAfter, [id, limit]);
+  async after(id: number, limit: number): Promise<StoredEvent[]> {
+    const [batches, legacy] = await Promise.all([
+      this.db.read<BatchRow[]>(eventSql.batchesAfter, [id, limit]),
+      this.db.read<StoredEvent[]>(eventSql.legacyAfter, [id, limit]),
+    ]);
+    const events = batches.flatMap((row) => decodeBatch(row, id));
+    if (legacy.length > 0) {
+      events.push(...legacy.map((event) => ({ ...event, id: Number(event.id) })));
+      events.sort((a, b) => a.id - b.id);
+    }
+    return events.length > limit ? events.slice(0, limit) : events;
+  }
+
+  /** The events with these ids that are still kept, by id. */
+  async byIds(ids: readonly number[]): Promise<Map<number, StoredEvent>> {
+    const found = new Map<number, StoredEvent>();
+    const wanted = [...new Set(ids)].sort((a, b) => a - b);
+    const asked = new Set(wanted);
+    // Each read returns the batches from the first wanted id on; the ids they cover are taken, and the next read starts after them.
+    for (let i = 0; i < wanted.length; ) {
+      const rows = await this.db.read<BatchRow[]>(eventSql.batchesFrom, [wanted[i]!, 16]);
+      if (rows.length === 0) break;
+      const through = Number(rows[rows.length - 1]!.last_id);
+      for (const event of rows.flatMap((row) => decodeBatch(row))) if (asked.has(event.id)) found.set(event.id, event);
+      while (i < wanted.length && wanted[i]! <= through) i++;
+    }
+    const missing = wanted.filter((id) => !found.has(id));
+    if (missing.length > 0) {
+      const legacy = await this.db.read<StoredEvent[]>(eventSql.legacyByIds(missing.length), missing);
+      for (const event of legacy) found.set(Number(event.id), { ...event, id: Number(event.id) });
+    }
+    return found;
   }
 
   /** The last id handed out: 0 before the first event. */
@@ -47,16 +70,19 @@ export class EventLog {
   }
 
   /**
-   * Removes up to one batch of the oldest events recorded more than `retentionSeconds` ago that no
-   * webhook endpoint still needs, raising the pruned mark first (so a reader is told 410 rather than
-   * shown a gap). Resolves with how many were removed: fewer than a batch means none are left.
+   * Removes up to one round of the oldest batches (and older single events) recorded more than
+   * `retentionSeconds` ago that no webhook endpoint still needs, raising the pruned mark first (so
+   * a reader is told 410 rather than shown a gap). Resolves with how many rows were removed: none
+   * means none are left.
    */
   async pruneBatch(retentionSeconds: number): Promise<number> {
-    const rows = await this.db.read<Array<{ id: number | string }>>(eventSql.prunable, [retentionSeconds, retentionSeconds, PRUNE_BATCH]);
-    if (rows.length === 0) return 0;
-    const ids = rows.map((row) => Number(row.id));
-    await this.db.write(eventSql.markPruned, [ids[ids.length - 1]]);
-    await this.db.write(eventSql.deleteEvents(ids.length), ids);
-    return ids.length;
+    const batches = await this.db.read<Array<{ seq: number | string; last_id: number | string }>>(eventSql.prunableBatches, [retentionSeconds, retentionSeconds, PRUNE_BATCH]);
+    const legacy = await this.db.read<Array<{ id: number | string }>>(eventSql.prunableLegacy, [retentionSeconds, retentionSeconds, PRUNE_BATCH]);
+    const through = Math.max(0, ...batches.map((row) => Number(row.last_id)), ...legacy.map((row) => Number(row.id)));
+    if (through === 0) return 0;
+    await this.db.write(eventSql.markPruned, [through]);
+    if (batches.length > 0) await this.db.write(eventSql.deleteBatches(batches.length), batches.map((row) => row.seq));
+    if (legacy.length > 0) await this.db.write(eventSql.deleteLegacy(legacy.length), legacy.map((row) => row.id));
+    return batches.length + legacy.length;
   }
 }

@@ -4,7 +4,7 @@ import { eventSql } from '../db/event-statements.js';
 import { causeOf, StorageError } from '../errors/storage-error.js';
 import type { Logger } from '../log/logger.js';
 
-/** Events numbered by one transaction at most. */
+/** Batches numbered by one transaction at most. */
 const ROUND = 1024;
 /** How often committed events still without an id are looked for, besides after this process's own commits. */
 const SWEEP_MS = 1000;
@@ -13,8 +13,8 @@ const SPACING_MS = 5;
 
 /**
  * Gives committed events their ids (see event-statements.ts): each round is one transaction that
- * locks the last id handed out, reads the events still without one in the order they were written,
- * numbers them on from it and moves it on. Rounds follow one another service-wide (the lock; on a
+ * locks the last id handed out, reads the batches still without ids in the order they were written,
+ * numbers their events on from it and moves it on. Rounds follow one another service-wide (the lock; on a
  * Galera cluster, certification), so ids follow the order events became readable.
  *
  * Every process with events on numbers: after each of its own commits that recorded events (at
@@ -98,24 +98,34 @@ export class EventNumbering {
     }
   }
 
-  /** One numbering transaction; resolves with how many events it numbered. */
+  /** One numbering transaction; resolves with how many batches it numbered. */
   private async round(known: boolean): Promise<number> {
     // A sweep mostly finds nothing (the process that wrote them numbered them): it takes no lock.
     if (!known && (await this.db.read<unknown[]>(eventSql.unnumbered, [1])).length === 0) return 0;
     const last = await this.db.transaction(async (run) => {
       const { insertId: lastId } = await run(eventSql.lockLastId, []);
-      const rows = await run<Array<{ seq: number | string }>>(eventSql.unnumbered, [ROUND]);
-      if (rows.length === 0) return { lastId, count: 0 };
-      const seqs = rows.map((row) => row.seq);
-      // Padded by repeating the last seq: its first WHEN wins, so the repeats number nothing.
-      const shape = padded(seqs);
-      const through = lastId + seqs.length;
-      const { affectedRows } = await run(eventSql.number(shape.length), [...shape.flatMap((seq, i) => [seq, lastId + i + 1]), through, ...shape]);
-      if (affectedRows !== seqs.length + 1) throw new StorageError(new Error(`numbered ${affectedRows - 1} of ${seqs.length} events`));
-      return { lastId: through, count: seqs.length };
+      const rows = await run<Array<{ seq: number | string; count: number }>>(eventSql.unnumbered, [ROUND]);
+      if (rows.length === 0) return { lastId, batches: 0 };
+      const firsts: unknown[] = [];
+      const lasts: unknown[] = [];
+      let through = lastId;
+      for (const row of rows) {
+        firsts.push(row.seq, through + 1);
+        through += row.count;
+        lasts.push(row.seq, through);
+      }
+      // Padded by repeating the last batch: its first WHEN wins, so the repeats number nothing.
+      const shape = padded(rows);
+      for (let i = rows.length; i < shape.length; i++) {
+        firsts.push(...firsts.slice(-2));
+        lasts.push(...lasts.slice(-2));
+      }
+      const { affectedRows } = await run(eventSql.number(shape.length), [...firsts, ...lasts, through, ...shape.map((row) => row.seq)]);
+      if (affectedRows !== rows.length + 1) throw new StorageError(new Error(`numbered ${affectedRows - 1} of ${rows.length} batches`));
+      return { lastId: through, batches: rows.length };
     });
-    if (last.count > 0) this.numbered(last.lastId);
-    return last.count;
+    if (last.batches > 0) this.numbered(last.lastId);
+    return last.batches;
   }
 }
 

@@ -75,23 +75,12 @@ export interface MigrationOutcome {
   versions: SchemaVersions;
 }
 
-/** ALTER TABLE ... ADD COLUMN of a column that exists: another runner, without the lock, applied the migration meanwhile. */
-const ER_DUP_FIELDNAME = 1060;
-
-/**
- * An index is added online (online-index.ts); a new table is created unless it exists; a change
- * of columns is made unless its column exists. The milliseconds it took.
- */
+/** An index is added online (online-index.ts); a new table is created unless it exists. The milliseconds it took. */
 async function apply(session: SchemaSession, migration: Migration, logger: Logger): Promise<number> {
-  const { version, name, index, column, statement } = migration;
+  const { version, name, index, statement } = migration;
   if (index !== undefined) return addIndexOnline(session, { index, statement }, logger, { version, name });
   const started = performance.now();
-  if (column === undefined) await session.long(statement);
-  else if ((await session.query<unknown[]>(sql.columnExists, [column.table, column.name])).length === 0) {
-    await session.long(statement).catch((error: unknown) => {
-      if ((error as { errno?: unknown }).errno !== ER_DUP_FIELDNAME) throw error;
-    });
-  }
+  await session.long(statement);
   return Math.round(performance.now() - started);
 }
 

@@ -43,11 +43,11 @@ describe('the stream when the database fails', () => {
     assert.equal(created.status, 201);
     const seen = await stream.nextEvent();
     assert.equal(seen?.data.request_id, 'before-failure');
-    await service.db.query('RENAME TABLE user_events TO user_events_away');
+    await service.db.query('RENAME TABLE event_batches TO event_batches_away');
     try {
       await waitUntil('the warning', () => service.logs.some((line) => line.includes('reading new events failed; open streams wait for it')));
     } finally {
-      await service.db.query('RENAME TABLE user_events_away TO user_events');
+      await service.db.query('RENAME TABLE event_batches_away TO event_batches');
     }
     const later = await request(service.baseUrl, 'POST', '/api/users', { json: { name: 'After', email: 'after@events.example' }, headers: { 'x-request-id': 'after-failure' } });
     assert.equal(later.status, 201);

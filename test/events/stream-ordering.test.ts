@@ -5,7 +5,7 @@ import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { request, type ApiResponse } from '../helpers/http.js';
 import { startService, TEST_PASSWORD, type RunningService } from '../helpers/service.js';
 import { SseClient, type SseEvent } from './support/sse-client.js';
-import { allNumbered } from './support/numbered.js';
+import { numberedEvents } from './support/numbered.js';
 
 /**
  * The stream's promise under load: writers on two instances of one database, and readers that
@@ -193,8 +193,7 @@ describe('two instances, concurrent writers, readers that keep hanging up and re
     await Promise.all(Array.from({ length: WORKERS }, async (_, worker) => {
       for (let r = 0; r < ROUNDS; r++) await round(worker, r);
     }));
-    await allNumbered(db);
-    const rows = await db.query<OutboxRow[]>('SELECT id, type, user_id, name, email, request_id, occurred_at FROM user_events ORDER BY id');
+    const rows: OutboxRow[] = await numberedEvents(db);
     writersDone(rows.at(-1)!.id);
     const [byHeader, byQuery] = await readers;
 

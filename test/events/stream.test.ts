@@ -3,17 +3,11 @@ import { after, before, describe, test } from 'node:test';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { request } from '../helpers/http.js';
 import { startService, TEST_PASSWORD, type RunningService } from '../helpers/service.js';
-import { eventIdOf } from './support/numbered.js';
+import { eventIdOf, numberedEvents } from './support/numbered.js';
 import { SseClient } from './support/sse-client.js';
 
 const EVENTS_ON = { retentionSeconds: 86_400, webhooks: undefined };
 const STREAM = `/api/users/events?pwd=${TEST_PASSWORD}`;
-
-interface OutboxRow {
-  id: number;
-  type: string;
-  user_id: number;
-}
 
 let created = 0;
 /** Creates a user through the service; resolves with the id of its event. */
@@ -69,7 +63,8 @@ describe('GET /api/users/events: the stream, its format and its resume point', (
     try {
       const id = await createUser(service, 'format-1');
       const event = await stream.nextEvent();
-      const [user] = await db.query<Array<{ id: number; name: string; email: string }>>('SELECT u.id, u.name, u.email FROM users u JOIN user_events e ON e.user_id = u.id WHERE e.id = ?', [id]);
+      const stored = (await numberedEvents(db)).find((event) => event.id === id)!;
+      const [user] = await db.query<Array<{ id: number; name: string; email: string }>>('SELECT id, name, email FROM users WHERE id = ?', [stored.user_id]);
       assert.equal(event?.id, id);
       assert.equal(event.event, 'user.created');
       assert.deepEqual({ ...event.data, timestamp: undefined, data: { ...event.data.data, created_at: undefined } }, {
@@ -112,7 +107,7 @@ describe('GET /api/users/events: the stream, its format and its resume point', (
     assert.deepEqual(await firstTwo(STREAM, { 'last-event-id': String(a) }), [b, c]);
     assert.deepEqual(await firstTwo(`${STREAM}&after=${a}`), [b, c]);
     assert.deepEqual(await firstTwo(`${STREAM}&after=${c}`, { 'last-event-id': String(a) }), [b, c]);
-    const [first] = await db.query<OutboxRow[]>('SELECT MIN(id) AS id FROM user_events');
+    const [first] = await numberedEvents(db);
     const fromZero = await SseClient.open(service.baseUrl, STREAM, { 'last-event-id': '0' });
     try {
       assert.equal((await fromZero.nextEvent())?.id, first!.id, 'Last-Event-ID: 0 starts with the first event kept');

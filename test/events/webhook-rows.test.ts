@@ -5,6 +5,7 @@ import type { ConnectionSource } from '../../src/db/connection-source.js';
 import { Database } from '../../src/db/database.js';
 import { endPool } from '../../src/db/pool.js';
 import { defaultTuning } from '../../src/db/pool-tuning.js';
+import { EventLog } from '../../src/events/event-log.js';
 import { EndpointRows } from '../../src/events/webhooks/endpoint-rows.js';
 import { startService, type RunningService } from '../helpers/service.js';
 import { createUser } from './support/webhooks.js';
@@ -27,7 +28,7 @@ describe('webhook delivery rows', () => {
   let serial = 0;
   /** A fresh endpoint per test, so tests share nothing. */
   const endpoint = async () => {
-    const rows = new EndpointRows(db, String(++serial).padStart(64, '0'), `http://127.0.0.1/${serial}`);
+    const rows = new EndpointRows(db, new EventLog(db), String(++serial).padStart(64, '0'), `http://127.0.0.1/${serial}`);
     return { rows, through: await rows.open(), key: String(serial).padStart(64, '0') };
   };
   const stored = (key: string) =>

@@ -11,7 +11,7 @@ import { childEnv, dbEnv, runScript, spawnScript, type ChildResult } from '../he
 import { migrationRecords, MIGRATION_INDEXES, userIndexes } from './support/schema-state.js';
 
 const MIGRATE = 'src/commands/db-migrate.ts';
-const EVENT_TABLES = ['event_leases', 'event_sequence', 'user_events', 'webhook_deliveries', 'webhook_endpoints'];
+const EVENT_TABLES = ['event_batches', 'event_leases', 'event_sequence', 'user_events', 'webhook_deliveries', 'webhook_endpoints'];
 
 /** npm itself, as the docs have the operator run it: the one running this suite when there is one, else the one on PATH. */
 function npmCommand(): string {

@@ -111,8 +111,8 @@ export function runConformance(mode: ApiCompat): void {
     });
 
     describe('with the event tables renamed away', () => {
-      before(() => service.db.query('RENAME TABLE event_sequence TO event_sequence_away, user_events TO user_events_away'));
-      after(() => service.db.query('RENAME TABLE event_sequence_away TO event_sequence, user_events_away TO user_events'));
+      before(() => service.db.query('RENAME TABLE event_sequence TO event_sequence_away, event_batches TO event_batches_away'));
+      after(() => service.db.query('RENAME TABLE event_sequence_away TO event_sequence, event_batches_away TO event_batches'));
       runCases('events-down');
     });
   }
@@ -143,6 +143,8 @@ export function runConformance(mode: ApiCompat): void {
     let starting: RunningService;
     before(async () => {
       starting = await startService(`openapi_starting_${mode}`, { ...options, db: service.db, prepareSchema: false });
+      // As a worker is told by its primary that the schema is being put in place.
+      starting.app.schemaApplying();
     });
     after(() => starting?.close());
     runCases('not-ready', () => starting.baseUrl);

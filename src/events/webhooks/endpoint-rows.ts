@@ -2,7 +2,7 @@ import type { ResultSetHeader } from 'mysql2';
 import { padded } from '../../db/batcher.js';
 import type { Database, StatementRunner } from '../../db/database.js';
 import { webhookSql } from '../../db/event-statements.js';
-import type { StoredEvent } from '../event-log.js';
+import type { EventLog, StoredEvent } from '../event-log.js';
 
 /** A delivery to queue: its event, the attempts made (one if it just failed), and the pause before the next. */
 export interface Queued {
@@ -24,7 +24,12 @@ export interface Due {
   event: StoredEvent | undefined;
 }
 
-type DueRow = Omit<StoredEvent, 'type'> & { type: StoredEvent['type'] | null; attempts: number; age_us: number | string };
+interface DueRow {
+  id: number | string;
+  user_id: number;
+  attempts: number;
+  age_us: number | string;
+}
 
 /** Largest rows per queueing statement: a commit's rows go out in chunks of powers of two, so few statements are prepared. */
 const QUEUE_CHUNK = 128;
@@ -36,6 +41,7 @@ const QUEUE_CHUNK = 128;
 export class EndpointRows {
   constructor(
     private readonly db: Database,
+    private readonly log: EventLog,
     readonly endpoint: string,
     private readonly url: string,
   ) {}
@@ -93,12 +99,14 @@ export class EndpointRows {
   /** Up to `limit` deliveries due now, each its user's oldest pending one. */
   async due(limit: number): Promise<Due[]> {
     const rows = await this.db.read<DueRow[]>(webhookSql.due, [this.endpoint, limit]);
+    if (rows.length === 0) return [];
+    const events = await this.log.byIds(rows.map((row) => Number(row.id)));
     return rows.map((row) => ({
       eventId: Number(row.id),
       userId: row.user_id,
       attempts: row.attempts,
       ageSeconds: Number(row.age_us) / 1e6,
-      event: row.type === null ? undefined : ({ ...row, id: Number(row.id), type: row.type } as StoredEvent),
+      event: events.get(Number(row.id)),
     }));
   }
 

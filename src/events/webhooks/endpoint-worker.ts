@@ -76,7 +76,7 @@ export class EndpointWorker {
     const { db, url, settings } = options;
     const key = endpointKey(url);
     this.lease = new Lease(db, endpointLease(key), LEASE_SECONDS, options.holder);
-    this.rows = new EndpointRows(db, key, url);
+    this.rows = new EndpointRows(db, options.log, key, url);
     this.shown = shownUrl(url);
     this.health = new EndpointHealth(this.shown, options.logger);
     this.sender = new Sender(url, settings.secret, settings.timeoutSeconds * 1000, options.observer, this.health);

@@ -3,6 +3,7 @@ import type { Database } from '../../db/database.js';
 import { webhookSql } from '../../db/event-statements.js';
 import { isNoSuchTable } from '../../db/mysql-errors.js';
 import { withMilliseconds } from '../event-json.js';
+import { EventLog } from '../event-log.js';
 import { endpointCounts, type EndpointCount } from './endpoint-counts.js';
 import { shownUrl } from './shown-url.js';
 
@@ -54,7 +55,17 @@ const IDS_PER_STATEMENT = 64;
  * again, and the deliveries of an endpoint no longer configured dropped or moved to another.
  */
 export class WebhookOperator {
-  constructor(private readonly db: Database) {}
+  private readonly log: EventLog;
+
+  constructor(private readonly db: Database) {
+    this.log = new EventLog(db);
+  }
+
+  /** The types of these events, by id (those pruned are absent). */
+  private async typesOf(rows: ReadonlyArray<{ event_id: number | string }>): Promise<Map<number, string>> {
+    const events = rows.length === 0 ? new Map() : await this.log.byIds(rows.map((row) => Number(row.event_id)));
+    return new Map([...events].map(([id, event]) => [id, event.type]));
+  }
 
   /** Every failed delivery, endpoint by endpoint in event id order, handed to `each` a page at a time. Resolves with how many. */
   async failed(each: (delivery: FailedDelivery) => void): Promise<number> {
@@ -62,8 +73,10 @@ export class WebhookOperator {
     for (const { endpoint, url } of await this.endpoints()) {
       for (let after = 0; ; ) {
         const rows = await this.read<FailedRow[]>(webhookSql.failedPage, [endpoint, after, PAGE]);
+        const types = await this.typesOf(rows);
         for (const row of rows) {
-          each({ url: shownUrl(url), eventId: Number(row.event_id), type: row.type, userId: row.user_id, attempts: row.attempts, lastError: row.last_error, queuedAt: withMilliseconds(row.queued_at) });
+          const eventId = Number(row.event_id);
+          each({ url: shownUrl(url), eventId, type: types.get(eventId) ?? null, userId: row.user_id, attempts: row.attempts, lastError: row.last_error, queuedAt: withMilliseconds(row.queued_at) });
         }
         count += rows.length;
         if (rows.length < PAGE) break;
@@ -114,7 +127,8 @@ export class WebhookOperator {
     for (const { endpoint, url } of counts) {
       for (let after = 0; ; ) {
         const rows = await this.read<PendingRow[]>(webhookSql.pendingPage, [endpoint, after, PAGE]);
-        for (const row of rows) each(pendingDelivery(shownUrl(url), row));
+        const types = await this.typesOf(rows);
+        for (const row of rows) each(pendingDelivery(shownUrl(url), row, types.get(Number(row.event_id)) ?? null));
         count += rows.length;
         if (rows.length < PAGE) break;
         after = Number(rows[rows.length - 1]!.event_id);
@@ -214,7 +228,6 @@ export class WebhookOperator {
 
 interface FailedRow {
   event_id: number | string;
-  type: string | null;
   user_id: number;
   attempts: number;
   last_error: string | null;
@@ -223,7 +236,6 @@ interface FailedRow {
 
 interface PendingRow {
   event_id: number | string;
-  type: string | null;
   user_id: number;
   attempts: number;
   last_error: string | null;
@@ -232,11 +244,11 @@ interface PendingRow {
   behind: number | string | null;
 }
 
-function pendingDelivery(url: string, row: PendingRow): PendingDelivery {
+function pendingDelivery(url: string, row: PendingRow, type: string | null): PendingDelivery {
   return {
     url,
     eventId: Number(row.event_id),
-    type: row.type,
+    type,
     userId: row.user_id,
     attempts: row.attempts,
     lastError: row.last_error,

@@ -41,7 +41,7 @@ export class ConditionalWrites {
         if (await this.writes.removeIfTag(id, current, requestId, deadline)) return { kind: 'done' };
       } else {
         const next: UserRow = { ...row, name: change.name ?? row.name, email: change.email ?? row.email };
-        const user = { id, name: next.name, email: next.email, ...(requestId === undefined ? {} : { requestId }) };
+        const user = { id, name: next.name, email: next.email, createdAt: row.created_at, ...(requestId === undefined ? {} : { requestId }) };
         if (await this.writes.updateIfTag(user, current, deadline)) return { kind: 'done', etag: etagOf(next) };
       }
       // The user changed or went between the read and the write: decide again on what is stored now.

@@ -1,13 +1,12 @@
+import { padded, paddedSize } from '../../db/batcher.js';
 import type { Database, StatementRunner } from '../../db/database.js';
 import type { Deadline } from '../../db/deadline.js';
+import { encodeBatch, type EventType, type RecordedChange } from '../../db/event-batches.js';
 import { eventSql } from '../../db/event-statements.js';
 import { sql } from '../../db/statements.js';
 import { StorageError } from '../../errors/storage-error.js';
 import { latestOfEachUser, updateValues } from './plain-writes.js';
-import { paddedSize } from '../../db/batcher.js';
 import type { NewUser, UserUpdate, UserWrites } from './user-writes.js';
-
-type WrittenType = 'user.created' | 'user.updated';
 
 /** What recording writes tell of the events they commit. */
 export interface EventRecording {
@@ -17,10 +16,11 @@ export interface EventRecording {
 
 /**
  * EVENTS=on: each change and its events in one transaction, so an event exists exactly when its
- * change does. The change runs first and its events after it, without ids: they are numbered once
- * committed (events/event-numbering.ts), so no lock is held through the commit and concurrent
- * changes commit side by side. A change that finds no user (or not every user of a batch) is
- * rolled back, and records nothing. `committed` is told after each commit that recorded events.
+ * change does. The change runs first; its events follow as one row for the whole batch, each with
+ * the user as its change left it (the values written, the creation time the row holds), without
+ * ids: they are numbered once committed (events/event-numbering.ts), so no lock is held through the
+ * commit and concurrent changes commit side by side. A change that finds no user (or not every
+ * user of a batch) is rolled back, and records nothing. `committed` is told after each commit.
  */
 export class RecordedWrites implements UserWrites {
   constructor(
@@ -31,11 +31,10 @@ export class RecordedWrites implements UserWrites {
   async createAll(users: readonly NewUser[], deadline: Deadline): Promise<number[]> {
     const ids = await this.db.transaction(async (run) => {
       const values = users.flatMap((user) => [user.name, user.email]);
-      const rows = await run<Array<{ id: number }>>(sql.createUsers(users.length), values);
+      const rows = await run<Array<{ id: number; created_at: string }>>(sql.createUsersWithTimes(users.length), values);
       if (rows.length !== users.length) throw new StorageError(new Error(`INSERT returned ${rows.length} ids for ${users.length} rows`));
-      const created = rows.map((row) => row.id);
-      await recordChanges(run, 'user.created', users, created);
-      return created;
+      await recordBatch(run, users.map((user, i) => written('user.created', rows[i]!.id, user, rows[i]!.created_at)));
+      return rows.map((row) => row.id);
     }, deadline);
     this.committed();
     return ids;
@@ -44,7 +43,8 @@ export class RecordedWrites implements UserWrites {
   async createOne(user: NewUser, deadline: Deadline): Promise<number> {
     const id = await this.db.transaction(async (run) => {
       const { insertId } = await run(sql.createUser, [user.name, user.email]);
-      await recordChanges(run, 'user.created', [user], [insertId]);
+      const times = await creationTimes(run, [insertId]);
+      await recordBatch(run, [written('user.created', insertId, user, times.get(insertId) ?? null)]);
       return insertId;
     }, deadline);
     this.committed();
@@ -57,25 +57,26 @@ export class RecordedWrites implements UserWrites {
       const targets = latestOfEachUser(changes);
       const { affectedRows } = await run(sql.updateUsers(paddedSize(targets.length)), updateValues(targets));
       if (affectedRows !== targets.length) return false;
-      await recordChanges(run, 'user.updated', changes);
+      const times = await creationTimes(run, targets.map((user) => user.id));
+      await recordBatch(run, changes.map((change) => written('user.updated', change.id, change, times.get(change.id) ?? null)));
       return true;
     });
   }
 
   updateOne(user: UserUpdate, deadline: Deadline): Promise<boolean> {
-    return this.ifFound(deadline, sql.updateUser, [user.name, user.email, user.id], (run) => recordChanges(run, 'user.updated', [user]));
+    return this.ifFound(deadline, sql.updateUser, [user.name, user.email, user.id], (run) => recordUpdate(run, user));
   }
 
   remove(id: number, requestId: string | undefined, deadline: Deadline): Promise<boolean> {
-    return this.ifFound(deadline, sql.deleteUser, [id], (run) => recordDeleted(run, id, requestId));
+    return this.ifFound(deadline, sql.deleteUser, [id], (run) => recordBatch(run, [deleted(id, requestId)]));
   }
 
   updateIfTag(user: UserUpdate, hash: string, deadline: Deadline): Promise<boolean> {
-    return this.ifFound(deadline, sql.updateUserIfTag, [user.name, user.email, user.id, hash], (run) => recordChanges(run, 'user.updated', [user]));
+    return this.ifFound(deadline, sql.updateUserIfTag, [user.name, user.email, user.id, hash], (run) => recordUpdate(run, user));
   }
 
   removeIfTag(id: number, hash: string, requestId: string | undefined, deadline: Deadline): Promise<boolean> {
-    return this.ifFound(deadline, sql.deleteUserIfTag, [id, hash], (run) => recordDeleted(run, id, requestId));
+    return this.ifFound(deadline, sql.deleteUserIfTag, [id, hash], (run) => recordBatch(run, [deleted(id, requestId)]));
   }
 
   /** One user's change and its event, committed only when the statement found the user. */
@@ -95,20 +96,26 @@ export class RecordedWrites implements UserWrites {
   }
 }
 
-/**
- * The events of users created or replaced, one per change in the order given (several may name one
- * user), each with the values that change wrote; `ids` are the users' when the changes do not carry them.
- */
-async function recordChanges(run: StatementRunner, type: WrittenType, changes: ReadonlyArray<NewUser & { id?: number }>, ids?: readonly number[]): Promise<void> {
-  const values: unknown[] = [];
-  changes.forEach((change, i) => {
-    const id = ids ? ids[i] : change.id;
-    values.push(type, id, change.name, change.email, id, change.requestId ?? null);
-  });
-  const { affectedRows } = await run(eventSql.recordChanges(changes.length), values);
-  if (affectedRows !== changes.length) throw new StorageError(new Error(`recorded ${affectedRows} events for ${changes.length} changes`));
+function written(type: EventType, userId: number, change: NewUser, createdAt: string | null): RecordedChange {
+  return { type, userId, name: change.name, email: change.email, createdAt, requestId: change.requestId ?? null };
 }
 
-async function recordDeleted(run: StatementRunner, id: number, requestId: string | undefined): Promise<void> {
-  await run(eventSql.recordDeleted, [id, requestId ?? null]);
+function deleted(userId: number, requestId: string | undefined): RecordedChange {
+  return { type: 'user.deleted', userId, name: null, email: null, createdAt: null, requestId: requestId ?? null };
+}
+
+/** A replaced user's event: its creation time as the caller read it, or as the row holds it. */
+async function recordUpdate(run: StatementRunner, user: UserUpdate): Promise<void> {
+  const createdAt = user.createdAt !== undefined ? user.createdAt : ((await creationTimes(run, [user.id])).get(user.id) ?? null);
+  await recordBatch(run, [written('user.updated', user.id, user, createdAt)]);
+}
+
+/** The users' creation times, by id, as the rows hold them. */
+async function creationTimes(run: StatementRunner, ids: readonly number[]): Promise<Map<number, string | null>> {
+  const rows = await run<Array<{ id: number; created_at: string | null }>>(sql.creationTimes(paddedSize(ids.length)), padded(ids));
+  return new Map(rows.map((row) => [row.id, row.created_at]));
+}
+
+async function recordBatch(run: StatementRunner, changes: readonly RecordedChange[]): Promise<void> {
+  await run(eventSql.recordBatch, [changes.length, encodeBatch(changes)]);
 }

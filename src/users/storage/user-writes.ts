@@ -9,6 +9,8 @@ export interface NewUser {
 
 export interface UserUpdate extends NewUser {
   id: number;
+  /** The user's creation time, when the caller has just read it (a conditional write): its event then needs no read of it. */
+  createdAt?: string | null;
 }
 
 /**

@@ -81,12 +81,13 @@ export class EventPager {
     this.connection ??= await mysql.createConnection({ host: '127.0.0.1', port: this.node.ports.sql, user: 'root', database: this.database, connectTimeout: 2000 });
   }
 
-  /** One page after the last id seen; how many rows it held. */
+  /** One page of batches after the last id seen, their ids taken as the service reads them (from first_id to last_id); how many batches it held. */
   private async page(): Promise<number> {
     await this.connect();
-    const [rows] = await this.connection!.query<mysql.RowDataPacket[]>('SELECT id FROM user_events WHERE id > ? ORDER BY id LIMIT ?', [this.seen.at(-1) ?? 0, PAGE]);
+    const after = this.seen.at(-1) ?? 0;
+    const [rows] = await this.connection!.query<mysql.RowDataPacket[]>('SELECT first_id, last_id FROM event_batches WHERE last_id > ? ORDER BY last_id LIMIT ?', [after, PAGE]);
     this.pages++;
-    for (const row of rows) this.seen.push(Number(row.id));
+    for (const row of rows) for (let id = Math.max(Number(row.first_id), after + 1); id <= Number(row.last_id); id++) this.seen.push(id);
     return rows.length;
   }
 }

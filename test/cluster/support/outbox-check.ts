@@ -1,8 +1,9 @@
 import type { GaleraNode } from '../../helpers/galera/galera-node.js';
 import { isSuccess, type SentChange } from './event-load.js';
 import type { StoredEvent } from '../../../src/events/event-log.js';
+import { EXPANDED_BATCHES } from '../../events/support/numbered.js';
 
-/** A row of user_events as a node holds it, in the service's own shape (created_at read to the second, as users stores it). */
+/** An event as a node holds it, in the service's own shape (created_at to the second, as users stores it). */
 export type EventRow = StoredEvent;
 
 interface UserRow {
@@ -13,12 +14,13 @@ interface UserRow {
 }
 
 const SECONDS = "'%Y-%m-%d %H:%i:%s'";
+/** users.created_at in UTC, as the service reads it (and writes it into events), whatever the node's time zone. */
+const CREATED_UTC = "CONVERT_TZ(created_at, @@session.time_zone, '+00:00')";
 
 /** The outbox as this node holds it, by id, once it applied every write the cluster committed before. */
 export async function eventsOn(node: GaleraNode, database: string): Promise<EventRow[]> {
   const rows = await node.query<EventRow[]>(
-    `SELECT id, type, user_id, name, email, DATE_FORMAT(created_at, ${SECONDS}) AS created_at, request_id, ` +
-      `DATE_FORMAT(occurred_at, '%Y-%m-%d %H:%i:%s.%f') AS occurred_at FROM \`${database}\`.user_events ORDER BY id`,
+    `SELECT id, type, user_id, name, email, created_at, request_id, occurred_at FROM (${EXPANDED_BATCHES.replace('FROM event_batches', `FROM \`${database}\`.event_batches`)}) e ORDER BY id`,
     [],
     { causal: true },
   );
@@ -29,9 +31,9 @@ export async function eventsOn(node: GaleraNode, database: string): Promise<Even
 export async function numberedOn(node: GaleraNode, database: string, timeoutMs = 30_000): Promise<void> {
   const giveUpAt = performance.now() + timeoutMs;
   for (;;) {
-    const rows = await node.query<Array<{ n: number }>>(`SELECT COUNT(*) AS n FROM \`${database}\`.user_events WHERE id IS NULL`, [], { causal: true });
+    const rows = await node.query<Array<{ n: number }>>(`SELECT COUNT(*) AS n FROM \`${database}\`.event_batches WHERE last_id IS NULL`, [], { causal: true });
     if (Number(rows[0]?.n) === 0) return;
-    if (performance.now() > giveUpAt) throw new Error(`${node.name} still holds ${rows[0]?.n} events without an id`);
+    if (performance.now() > giveUpAt) throw new Error(`${node.name} still holds ${rows[0]?.n} batches of events without ids`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
@@ -43,7 +45,7 @@ export async function lastIdOn(node: GaleraNode, database: string): Promise<numb
 }
 
 async function usersOn(node: GaleraNode, database: string): Promise<UserRow[]> {
-  return node.query<UserRow[]>(`SELECT id, name, email, DATE_FORMAT(created_at, ${SECONDS}) AS created_at FROM \`${database}\`.users ORDER BY id`, [], {
+  return node.query<UserRow[]>(`SELECT id, name, email, DATE_FORMAT(${CREATED_UTC}, ${SECONDS}) AS created_at FROM \`${database}\`.users ORDER BY id`, [], {
     causal: true,
   });
 }

@@ -5,7 +5,7 @@ import type { TestDatabase } from '../../helpers/database.js';
 import { request } from '../../helpers/http.js';
 import { waitUntil } from '../../helpers/poll-until.js';
 import type { Receiver } from './receiver.js';
-import { allNumbered } from './numbered.js';
+import { numberedEvents } from './numbered.js';
 
 /** EVENTS=on with the receiver as the one webhook endpoint; the rest as given, else the defaults. */
 export function webhookEvents(receiver: Receiver, given: Partial<WebhookSettings> = {}): EventSettings {
@@ -33,11 +33,8 @@ export async function endpointRegistered(db: TestDatabase, timeoutMs = 30_000): 
 }
 
 /** The outbox's events as the service reads them (times in UTC), in id order, once all have their ids. */
-export async function storedEvents(db: TestDatabase): Promise<StoredEvent[]> {
-  await allNumbered(db);
-  await db.query("SET time_zone = '+00:00'");
-  const rows = await db.query<StoredEvent[]>('SELECT id, type, user_id, name, email, created_at, request_id, occurred_at FROM user_events ORDER BY id');
-  return rows.map((row) => ({ ...row, id: Number(row.id) }));
+export function storedEvents(db: TestDatabase): Promise<StoredEvent[]> {
+  return numberedEvents(db);
 }
 
 /** The JSON body each stored event is delivered with, by id. */
