@@ -72,6 +72,18 @@ const PRUNED_ROW = 2;
 export const eventSql = {
   /** A committed batch's events, `count` of them, as one row (event-batches.ts encodes them). Values: count, events. */
   recordBatch: 'INSERT INTO event_batches (count, events) VALUES (?, ?)',
+  /**
+   * The same for `count` changes of users this transaction replaced, encoded here as event-batches.ts
+   * does: each change's values, in the order given, with the creation time its row holds (read in
+   * the same statement, so a batch of updates takes no round trip to read them). Values: count, then
+   * (order, type, user id, name, email, request id) per change.
+   */
+  recordReplaced: memoized(
+    (count) =>
+      "INSERT INTO event_batches (count, events) SELECT ?, CONCAT('[', GROUP_CONCAT(JSON_ARRAY(c.type, u.id, c.name, c.email, u.created_at, c.rid) " +
+      "ORDER BY c.ord SEPARATOR ','), ']') " +
+      `FROM (${marks(count, 'SELECT ? AS ord, ? AS type, ? AS id, ? AS name, ? AS email, ? AS rid', ' UNION ALL ')}) c JOIN users u ON u.id = c.id`,
+  ),
   /** Up to `limit` committed batches still without ids, in the order they were written. */
   unnumbered: 'SELECT seq, count FROM event_batches WHERE last_id IS NULL ORDER BY seq LIMIT ?',
   /**

@@ -4,7 +4,7 @@ import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { request } from '../helpers/http.js';
 import { startService, TEST_PASSWORD, type RunningService } from '../helpers/service.js';
 import { eventIdOf, numberedEvents } from './support/numbered.js';
-import { SseClient } from './support/sse-client.js';
+import { SseClient, type SseEvent } from './support/sse-client.js';
 
 const EVENTS_ON = { retentionSeconds: 86_400, webhooks: undefined };
 const STREAM = `/api/users/events?pwd=${TEST_PASSWORD}`;
@@ -76,6 +76,29 @@ describe('GET /api/users/events: the stream, its format and its resume point', (
       });
       assert.match(event.data.timestamp, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
       assert.ok(stream.raw.includes(`\n\nid: ${id}\nevent: user.created\ndata: {"id":${id},"type":"user.created",`), stream.raw);
+    } finally {
+      stream.close();
+    }
+  });
+
+  test('the data of every event is the user exactly as GET answers it after that change, whatever its name and email hold (quotes, backslashes, emoji, other scripts), for creates and for concurrent PUTs sharing statements', async () => {
+    const names = ['Zoë "Q" O\'Brien', 'back\\slash \\u0041', 'emoji 😀 and 漢字', 'right-to-left \u202Eevil', 'ʻOkina', '<b>&amp;</b>'];
+    const stream = await SseClient.open(service.baseUrl, STREAM);
+    try {
+      const created = await Promise.all(names.map((name, i) => request(service.baseUrl, 'POST', '/api/users', { json: { name, email: `odd${i}@events.example` } })));
+      assert.deepEqual(created.map((res) => res.status), names.map(() => 201));
+      const ids = created.map((res) => Number(res.headers.get('location')!.split('/').pop()));
+      const renamed = await Promise.all(ids.map((id, i) => request(service.baseUrl, 'PUT', `/api/users/${id}`, { json: { name: `${names[i]} ✓`, email: `ödd${i}@events.example` } })));
+      assert.ok(renamed.every((res) => res.status === 200));
+      const events: SseEvent[] = [];
+      while (events.length < 2 * names.length) events.push((await stream.nextEvent())!);
+      for (const id of ids) {
+        const mine = events.filter((event) => event.data.data.id === id);
+        assert.deepEqual(mine.map((event) => event.event), ['user.created', 'user.updated'], `user ${id}`);
+        const now = (await request(service.baseUrl, 'GET', `/api/users/${id}`)).json;
+        assert.deepEqual(mine[1]!.data.data, now, 'the update event holds the user as GET shows it');
+        assert.equal(mine[0]!.data.data.created_at, (now as { created_at: string }).created_at);
+      }
     } finally {
       stream.close();
     }

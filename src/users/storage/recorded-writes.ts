@@ -57,8 +57,7 @@ export class RecordedWrites implements UserWrites {
       const targets = latestOfEachUser(changes);
       const { affectedRows } = await run(sql.updateUsers(paddedSize(targets.length)), updateValues(targets));
       if (affectedRows !== targets.length) return false;
-      const times = await creationTimes(run, targets.map((user) => user.id));
-      await recordBatch(run, changes.map((change) => written('user.updated', change.id, change, times.get(change.id) ?? null)));
+      await recordReplaced(run, changes);
       return true;
     });
   }
@@ -106,8 +105,16 @@ function deleted(userId: number, requestId: string | undefined): RecordedChange 
 
 /** A replaced user's event: its creation time as the caller read it, or as the row holds it. */
 async function recordUpdate(run: StatementRunner, user: UserUpdate): Promise<void> {
-  const createdAt = user.createdAt !== undefined ? user.createdAt : ((await creationTimes(run, [user.id])).get(user.id) ?? null);
-  await recordBatch(run, [written('user.updated', user.id, user, createdAt)]);
+  if (user.createdAt === undefined) return recordReplaced(run, [user]);
+  await recordBatch(run, [written('user.updated', user.id, user, user.createdAt)]);
+}
+
+/** The events of users this transaction replaced (every one found), their creation times read by the same statement. */
+async function recordReplaced(run: StatementRunner, changes: readonly UserUpdate[]): Promise<void> {
+  const values: unknown[] = [changes.length];
+  changes.forEach((change, i) => values.push(i, 'user.updated', change.id, change.name, change.email, change.requestId ?? null));
+  const { affectedRows } = await run(eventSql.recordReplaced(changes.length), values);
+  if (affectedRows !== 1) throw new StorageError(new Error(`recorded ${affectedRows} event rows for a batch of ${changes.length} changes`));
 }
 
 /** The users' creation times, by id, as the rows hold them. */

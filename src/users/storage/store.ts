@@ -33,7 +33,7 @@ export class UserStore {
   constructor(pool: ConnectionSource, tuning: PoolTuning = defaultTuning, observer?: StoreObserver, events?: EventRecording) {
     this.db = new Database(pool, tuning.operationTimeoutMs, tuning.trustAnsweredWithinMs);
     const writes = events ? new RecordedWrites(this.db, events.committed) : new PlainWrites(this.db);
-    this.records = new UserRecords(this.db, writes, events ? recordedTuning(tuning) : tuning, observer);
+    this.records = new UserRecords(this.db, writes, tuning, observer);
     this.list = new UserList(this.db, tuning, observer);
     this.emails = new EmailLookups(this.db, tuning, observer);
   }
@@ -99,12 +99,4 @@ export class UserStore {
       () => false,
     );
   }
-}
-
-/**
- * With events, a batch is a transaction of several round trips: a second batch of each kind in
- * flight overlaps its statements with the first's commit.
- */
-function recordedTuning(tuning: PoolTuning): PoolTuning {
-  return { ...tuning, writeBatchesInFlight: Math.max(tuning.writeBatchesInFlight, 2) };
 }
