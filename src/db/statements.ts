@@ -45,6 +45,16 @@ export const sql = {
   createUsers: memoized((count) => `INSERT INTO users (name, email) VALUES ${marks(count, '(?, ?)')} RETURNING id`),
   /** The same, each row's creation time returned too (for its change event). */
   createUsersWithTimes: memoized((count) => `INSERT INTO users (name, email) VALUES ${marks(count, '(?, ?)')} RETURNING id, created_at`),
+  /**
+   * sql.updateUsers, applied only where each row's creation time is still the one given (NULL-safe):
+   * its affected rows are the rows found with those times. Values: as updateUsers, then (id, creation time) per user.
+   */
+  updateUsersWithTimes: memoized(
+    (count) =>
+      `UPDATE users SET name = CASE id ${marks(count, 'WHEN ? THEN ?', ' ')} END, ` +
+      `email = CASE id ${marks(count, 'WHEN ? THEN ?', ' ')} END WHERE id IN (${marks(count, '?')}) ` +
+      `AND created_at <=> CASE id ${marks(count, 'WHEN ? THEN ?', ' ')} END`,
+  ),
   /** `count` users' creation times, by id (ids that match no row are absent). */
   creationTimes: memoized((count) => `SELECT id, created_at FROM users WHERE id IN (${marks(count, '?')})`),
   /**

@@ -104,6 +104,27 @@ describe('GET /api/users/events: the stream, its format and its resume point', (
     }
   });
 
+  test('a creation time changed by hand after the service saw it is never put in an event: shared PUTs check the times they remember, and write the users one by one when one no longer matches', async () => {
+    const created = await Promise.all([0, 1, 2].map((i) => request(service.baseUrl, 'POST', '/api/users', { json: { name: `Timed ${i}`, email: `timed${i}@events.example` } })));
+    const ids = created.map((res) => Number(res.headers.get('location')!.split('/').pop()));
+    for (const id of ids) assert.equal((await request(service.baseUrl, 'GET', `/api/users/${id}`)).status, 200);
+    await db.query("UPDATE users SET created_at = '2001-02-03 04:05:06' WHERE id = ?", [ids[1]]);
+    const stream = await SseClient.open(service.baseUrl, STREAM);
+    try {
+      const puts = await Promise.all(ids.flatMap((id, i) => [0, 1].map((k) => request(service.baseUrl, 'PUT', `/api/users/${id}`, { json: { name: `Retimed ${i}.${k}`, email: `timed${i}@events.example` } }))));
+      assert.ok(puts.every((res) => res.status === 200));
+      const events: SseEvent[] = [];
+      while (events.length < puts.length) events.push((await stream.nextEvent())!);
+      for (const id of ids) {
+        const stored = (await request(service.baseUrl, 'GET', `/api/users/${id}`)).json as { created_at: string };
+        for (const event of events.filter((each) => each.data.data.id === id)) assert.equal(event.data.data.created_at, stored.created_at, `user ${id}`);
+      }
+      assert.ok(events.some((event) => event.data.data.created_at === '2001-02-03T04:05:06.000Z'));
+    } finally {
+      stream.close();
+    }
+  });
+
   test('without a resume point the stream starts after the last event: earlier events are not sent', async () => {
     const before = await createUser(service);
     const stream = await SseClient.open(service.baseUrl, STREAM);

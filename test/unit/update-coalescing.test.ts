@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import type { ConnectionSource } from '../../src/db/connection-source.js';
 import { Database } from '../../src/db/database.js';
 import { defaultTuning } from '../../src/db/pool-tuning.js';
+import { CreationTimes } from '../../src/users/storage/creation-times.js';
 import { latestOfEachUser } from '../../src/users/storage/plain-writes.js';
 import { UserRecords } from '../../src/users/storage/user-records.js';
 import type { NewUser, UserUpdate, UserWrites } from '../../src/users/storage/user-writes.js';
@@ -54,4 +55,15 @@ test('each user is written as its last change leaves it, in the order the users 
     { id: 2, name: 'Second', email: 'second@x.io' },
   ];
   assert.deepEqual(latestOfEachUser(changes).map((user) => [user.id, user.name]), [[2, 'Second'], [3, 'Other']]);
+});
+
+test('creation times are remembered up to a bound, the oldest forgotten first, and a user noted again becomes the newest', () => {
+  const times = new CreationTimes(2);
+  times.note(1, '2026-01-01 00:00:01');
+  times.note(2, null);
+  times.note(1, '2026-01-01 00:00:01');
+  times.note(3, '2026-01-01 00:00:03');
+  assert.deepEqual([times.of(1), times.of(2), times.of(3)], ['2026-01-01 00:00:01', undefined, '2026-01-01 00:00:03']);
+  times.forget([1]);
+  assert.equal(times.of(1), undefined);
 });

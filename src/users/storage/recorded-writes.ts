@@ -5,6 +5,8 @@ import { encodeBatch, type EventType, type RecordedChange } from '../../db/event
 import { eventSql } from '../../db/event-statements.js';
 import { sql } from '../../db/statements.js';
 import { StorageError } from '../../errors/storage-error.js';
+import type { UserRow } from '../rules/user.js';
+import { CreationTimes } from './creation-times.js';
 import { latestOfEachUser, updateValues } from './plain-writes.js';
 import type { NewUser, UserUpdate, UserWrites } from './user-writes.js';
 
@@ -23,10 +25,16 @@ export interface EventRecording {
  * user of a batch) is rolled back, and records nothing. `committed` is told after each commit.
  */
 export class RecordedWrites implements UserWrites {
+  private readonly times = new CreationTimes();
+
   constructor(
     private readonly db: Database,
     private readonly committed: () => void = () => {},
   ) {}
+
+  seen(rows: readonly UserRow[]): void {
+    for (const row of rows) this.times.note(row.id, row.created_at);
+  }
 
   async createAll(users: readonly NewUser[], deadline: Deadline): Promise<number[]> {
     const ids = await this.db.transaction(async (run) => {
@@ -34,10 +42,11 @@ export class RecordedWrites implements UserWrites {
       const rows = await run<Array<{ id: number; created_at: string }>>(sql.createUsersWithTimes(users.length), values);
       if (rows.length !== users.length) throw new StorageError(new Error(`INSERT returned ${rows.length} ids for ${users.length} rows`));
       await recordBatch(run, users.map((user, i) => written('user.created', rows[i]!.id, user, rows[i]!.created_at)));
-      return rows.map((row) => row.id);
+      return rows;
     }, deadline);
     this.committed();
-    return ids;
+    for (const row of ids) this.times.note(row.id, row.created_at);
+    return ids.map((row) => row.id);
   }
 
   async createOne(user: NewUser, deadline: Deadline): Promise<number> {
@@ -51,15 +60,30 @@ export class RecordedWrites implements UserWrites {
     return id;
   }
 
-  /** One statement leaves each user as its last change does; every change gets its event, in order. */
-  updateAll(changes: readonly UserUpdate[], deadline: Deadline): Promise<boolean> {
-    return this.changed(deadline, async (run) => {
-      const targets = latestOfEachUser(changes);
-      const { affectedRows } = await run(sql.updateUsers(paddedSize(targets.length)), updateValues(targets));
+  /**
+   * One statement leaves each user as its last change does; every change gets its event, in order.
+   * With every user's creation time remembered, the statement checks them (and a batch where one
+   * no longer matches is written request by request, as one with a user missing is); otherwise they
+   * are read once the rows are locked.
+   */
+  async updateAll(changes: readonly UserUpdate[], deadline: Deadline): Promise<boolean> {
+    const targets = latestOfEachUser(changes);
+    const remembered = targets.map((user) => this.times.of(user.id));
+    const known = remembered.every((time) => time !== undefined);
+    let read: Map<number, string | null> | undefined;
+    const done = await this.changed(deadline, async (run) => {
+      const size = paddedSize(targets.length);
+      const statement = known ? sql.updateUsersWithTimes(size) : sql.updateUsers(size);
+      const values = known ? [...updateValues(targets), ...padded(targets.map((user, i) => [user.id, remembered[i]!])).flat()] : updateValues(targets);
+      const { affectedRows } = await run(statement, values);
       if (affectedRows !== targets.length) return false;
-      await recordReplaced(run, changes);
+      const times = known ? new Map(targets.map((user, i) => [user.id, remembered[i]!])) : (read = await creationTimes(run, targets.map((user) => user.id)));
+      await recordBatch(run, changes.map((change) => written('user.updated', change.id, change, times.get(change.id) ?? null)));
       return true;
     });
+    if (!done && known) this.times.forget(targets.map((user) => user.id));
+    if (read) for (const [id, time] of read) this.times.note(id, time);
+    return done;
   }
 
   updateOne(user: UserUpdate, deadline: Deadline): Promise<boolean> {

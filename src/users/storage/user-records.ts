@@ -88,6 +88,7 @@ export class UserRecords {
       ids.length === 1
         ? await this.db.read<UserRow[]>(sql.getUser, ids, deadline)
         : await this.db.read<UserRow[]>(sql.getUsers(paddedSize(ids.length)), padded(ids), deadline);
+    this.writes.seen?.(rows);
     const byId = new Map(rows.map((row) => [row.id, row]));
     for (const pending of batch) pending.resolve(byId.get(pending.item));
   }

@@ -1,3 +1,4 @@
+import type { UserRow } from '../rules/user.js';
 import type { Deadline } from '../../db/deadline.js';
 
 export interface NewUser {
@@ -19,6 +20,8 @@ export interface UserUpdate extends NewUser {
  * Each throws the server's refusal (a value too long, an email already taken) as it comes.
  */
 export interface UserWrites {
+  /** Told of users just read by id (recorded writes remember their creation times). */
+  seen?(rows: readonly UserRow[]): void;
   /** One statement stores every user or none; their ids in the order given (MariaDB's INSERT ... RETURNING). */
   createAll(users: readonly NewUser[], deadline: Deadline): Promise<number[]>;
   createOne(user: NewUser, deadline: Deadline): Promise<number>;
