@@ -15,6 +15,8 @@ const READ_EVENTS = 200;
 const MAX_OPEN = 1000;
 /** While fewer events than a full read came, the outbox is read, and settled events committed, this often. */
 const POLL_MS = 200;
+/** While MAX_OPEN events are open, settled ones are committed (making room) this often. */
+const FULL_MS = 10;
 
 /** The lease may have run out, or another process moved the endpoint's mark: this one must stop delivering. */
 export class LostEndpoint extends Error {
@@ -80,7 +82,7 @@ export class Dispatcher {
         const events = room > 0 ? await this.deps.log.after(this.open.readThrough, Math.min(READ_EVENTS, room)) : [];
         if (events.length > 0) await this.add(events, signal);
         await this.commit();
-        if (events.length < READ_EVENTS) await sleep(POLL_MS, undefined, { signal }).catch(() => {});
+        if (events.length < READ_EVENTS) await sleep(room > 0 ? POLL_MS : FULL_MS, undefined, { signal }).catch(() => {});
       }
     } catch (error) {
       local.controller.abort();
