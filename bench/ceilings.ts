@@ -27,14 +27,16 @@ export async function startHttpNoop(): Promise<HttpNoop> {
 }
 
 /** Runs bench/db-direct.ts for one scenario in its own process and returns what it measured. */
-export function measureDbDirect(db: DbConfig, scenario: Scenario, options: BenchOptions, dbPid?: number): Promise<Measurement> {
+export function measureDbDirect(db: DbConfig, scenario: Scenario, options: BenchOptions, dbPid?: number, concurrency?: number): Promise<Measurement> {
   const job: DbDirectJob = {
     db,
     ...(dbPid === undefined ? {} : { dbPid }),
     scenario: scenario.name,
     durationSec: options.durationSec,
     warmupSec: options.warmupSec,
-    connections: options.connections,
+    // At a concurrency of its own: that many loops, each with a connection of the pool.
+    connections: concurrency ?? options.connections,
+    ...(concurrency === undefined ? {} : { poolSize: concurrency }),
   };
   // The job travels in the environment, so the database password never shows in `ps`.
   const child = startTsChild('bench/db-direct.ts', ['ignore', 'pipe', 'pipe'], {

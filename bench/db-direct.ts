@@ -19,11 +19,13 @@ export interface DbDirectJob {
   durationSec: number;
   warmupSec: number;
   connections: number;
+  /** The pool's size: the service's (DB_POOL_SIZE, 10) unless given. */
+  poolSize?: number;
 }
 
 const job = JSON.parse(process.env.BENCH_JOB ?? '') as DbDirectJob;
 const scenario = scenarioNamed(job.scenario);
-const pool = createPool(job.db, defaultTuning);
+const pool = createPool(job.db, job.poolSize === undefined ? defaultTuning : { ...defaultTuning, connectionLimit: job.poolSize });
 
 function execute(statement: string, values: unknown[]): Promise<unknown> {
   return new Promise((resolve, reject) => {

@@ -39,6 +39,8 @@ export interface BenchOptions {
   listeners: string;
   /** Streams mode: writes per second of a step that names none. */
   rate: number;
+  /** Throughput mode: db-direct also at these concurrencies (loops, each with a connection), its best run reported. */
+  directConcurrency: number[];
   runner: Runner;
 }
 
@@ -74,6 +76,9 @@ export const usage = `Usage: npx tsx bench/run.ts [options]
                              @writes/s (default 10,1000,2000,10000@2); needs an open-files limit above
                              the largest (\`ulimit -n\`)
   --rate <n>                 streams mode: creates per second of a step that names none (default 20)
+  --direct-best <n,n>        throughput mode: db-direct also run at these concurrencies (loops, each
+                             with a connection of its own), and the best reported as the bare client's
+                             ceiling (e.g. 4,8,16,32)
   --runner build|tsx         compile with tsc and run plain node, as in production (default), or run through tsx`;
 
 export function parseOptions(argv: string[]): BenchOptions {
@@ -97,6 +102,7 @@ export function parseOptions(argv: string[]): BenchOptions {
       events: { type: 'string', default: 'off' },
       listeners: { type: 'string', default: '10,1000,2000,10000@2' },
       rate: { type: 'string', default: '20' },
+      'direct-best': { type: 'string' },
       runner: { type: 'string', default: 'build' },
       workers: { type: 'string', default: '1' },
       help: { type: 'boolean', default: false },
@@ -133,6 +139,7 @@ export function parseOptions(argv: string[]): BenchOptions {
     events: oneOf(values.events, ['off', 'on', 'both'] as const, 'events'),
     listeners: values.listeners,
     rate: positive(values.rate, 'rate'),
+    directConcurrency: (values['direct-best'] ?? '').split(',').filter(Boolean).map((each) => Math.round(positive(each, 'direct-best'))),
     runner: oneOf(values.runner, ['build', 'tsx'] as const, 'runner'),
     workers,
   };

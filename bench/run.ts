@@ -41,7 +41,7 @@ function deadlineMs(o: BenchOptions): number {
   if (o.mode === 'streams') return (120 + o.listeners.split(',').reduce((sum, step) => sum + Number(step.split('@')[0]) / 500 + o.durationSec + 90, 0)) * 1000;
   if (o.mode === 'cluster') return (180 + o.scenarios.length * o.repeat * 2 * (run + 20)) * 1000;
   // Each scenario's rounds measure the database alone and every service side (sidesOf).
-  const sides = 1 + sidesOf(o).length;
+  const sides = 1 + o.directConcurrency.length + sidesOf(o).length;
   return (60 + o.repeat * (run + 15) + o.scenarios.length * o.repeat * sides * (run + 10) + seedingSeconds(o, sides)) * 1000;
 }
 

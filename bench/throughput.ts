@@ -32,6 +32,9 @@ export interface ScenarioResult {
   sides: SideResult[];
   dbDirect: Measurement;
   dbDirectRuns: Measurement[];
+  /** With --direct-best: db-direct at each concurrency asked for, and the best of them. */
+  directByConcurrency?: Array<{ concurrency: number; median: Measurement; runs: Measurement[] }>;
+  bestDirect?: { concurrency: number; median: Measurement };
 }
 
 export interface ThroughputReport {
@@ -96,6 +99,7 @@ export async function runThroughput(options: BenchOptions): Promise<void> {
   for (const name of options.scenarios) {
     const scenario = scenarioNamed(name);
     const dbDirectRuns: Measurement[] = [];
+    const directRuns: Measurement[][] = options.directConcurrency.map(() => []);
     const runs: Measurement[][] = specs.map(() => []);
     // A table only read is loaded once for all the runs (and kept for the next scenario of its size).
     const next = scenario.writes ? 'writes' : 'reads';
@@ -103,6 +107,11 @@ export async function runThroughput(options: BenchOptions): Promise<void> {
       progress(`${name}: db-direct${runLabel(run, options.repeat)}`);
       await db.resetUsers(scenario.tableRows, next);
       dbDirectRuns.push(await measureDbDirect(db.config, scenario, options, dbPid));
+      for (const [c, concurrency] of options.directConcurrency.entries()) {
+        progress(`${name}: db-direct at ${concurrency}${runLabel(run, options.repeat)}`);
+        await db.resetUsers(scenario.tableRows, next);
+        directRuns[c]!.push(await measureDbDirect(db.config, scenario, options, dbPid, concurrency));
+      }
       // Each side goes first in turn: the database's background work after a write run (purge,
       // page flushing) then weighs on every side alike rather than always on the one after it.
       for (let k = 0; k < specs.length; k++) {
@@ -114,12 +123,15 @@ export async function runThroughput(options: BenchOptions): Promise<void> {
         runs[i]!.push(options.metrics ? await scrapeWhile(service.baseUrl, measured) : await measured);
       }
     }
+    const directByConcurrency = options.directConcurrency.map((concurrency, c) => ({ concurrency, median: medianRun(directRuns[c]!), runs: directRuns[c]! }));
+    const best = [...directByConcurrency].sort((a, b) => b.median.reqPerSec - a.median.reqPerSec)[0];
     scenarios.push({
       name,
       tableRows: scenario.tableRows,
       sides: specs.map((spec, i) => ({ ...spec, median: medianRun(runs[i]!), runs: runs[i]! })),
       dbDirect: medianRun(dbDirectRuns),
       dbDirectRuns,
+      ...(best ? { directByConcurrency, bestDirect: { concurrency: best.concurrency, median: best.median } } : {}),
     });
   }
   for (const service of services) await service.stop();
@@ -141,6 +153,7 @@ export async function runThroughput(options: BenchOptions): Promise<void> {
 export function throughputTable(report: ThroughputReport): string {
   const withBaseline = report.baseline !== undefined;
   const bothSettings = report.options.events === 'both';
+  const withBest = report.scenarios.some((s) => s.bestDirect !== undefined);
   const row = (label: string, target: string, m: Measurement, ratios: string[]): string[] => [
     label,
     target,
@@ -154,9 +167,10 @@ export function throughputTable(report: ThroughputReport): string {
     ...ratios,
   ];
   const ratio = (m: Measurement, to: Measurement | undefined): string => (to ? fixed(m.reqPerSec / to.reqPerSec, 2) : '-');
-  const ratiosOf = (m: Measurement, dbDirect: Measurement | undefined, baseline: Measurement | undefined, eventsOff: Measurement | undefined): string[] => [
+  const ratiosOf = (m: Measurement, dbDirect: Measurement | undefined, baseline: Measurement | undefined, eventsOff: Measurement | undefined, best?: Measurement): string[] => [
     ratio(m, report.httpNoop),
     ratio(m, dbDirect),
+    ...(withBest ? [ratio(m, best)] : []),
     ...(withBaseline ? [ratio(m, baseline)] : []),
     ...(bothSettings ? [ratio(m, eventsOff)] : []),
   ];
@@ -166,11 +180,15 @@ export function throughputTable(report: ThroughputReport): string {
     s.sides.forEach((side, i) => {
       const sameSettingBaseline = find(true, side.events);
       const sameBuildEventsOff = side.events ? find(side.baseline, false) : undefined;
-      rows.push(row(i === 0 ? s.name : '', side.label, side.median, ratiosOf(side.median, s.dbDirect, sameSettingBaseline, sameBuildEventsOff)));
+      rows.push(row(i === 0 ? s.name : '', side.label, side.median, ratiosOf(side.median, s.dbDirect, sameSettingBaseline, sameBuildEventsOff, s.bestDirect?.median)));
     });
-    rows.push(row('', 'db-direct', s.dbDirect, ratiosOf(s.dbDirect, s.dbDirect, undefined, undefined)));
+    rows.push(row('', 'db-direct', s.dbDirect, ratiosOf(s.dbDirect, s.dbDirect, undefined, undefined, s.bestDirect?.median)));
+    for (const each of s.directByConcurrency ?? []) {
+      const label = `direct c=${each.concurrency}${each.concurrency === s.bestDirect?.concurrency ? ' *' : ''}`;
+      rows.push(row('', label, each.median, ratiosOf(each.median, s.dbDirect, undefined, undefined, s.bestDirect?.median)));
+    }
   }
-  const ratioTitles = ['x http-noop', 'x db-direct', ...(withBaseline ? ['x baseline'] : []), ...(bothSettings ? ['x events off'] : [])];
+  const ratioTitles = ['x http-noop', 'x db-direct', ...(withBest ? ['x best direct'] : []), ...(withBaseline ? ['x baseline'] : []), ...(bothSettings ? ['x events off'] : [])];
   const { durationSec, connections, repeat, workers } = report.options;
   return [
     `${machineLine(report.machine)}; ${durationSec} s per run, ${connections} connections, WORKERS=${workers}, load from ${report.loadGenerator}`,
@@ -182,6 +200,7 @@ export function throughputTable(report: ThroughputReport): string {
       ? [`baseline: the service as of ${report.baseline.ref} (${report.baseline.commit.slice(0, 12)}), measured in the same rounds.`]
       : []),
     ...(bothSettings ? ['events on: the same service with EVENTS=on (x events off: its req/s over the same build with events off).'] : []),
+    ...(withBest ? ['direct c=N: db-direct with N loops, each with a connection of its own; * the best of them (x best direct: req/s over it).'] : []),
     formatTable(['scenario', 'target', 'req/s', 'p50 ms', 'p99 ms', 'p99/p50', 'errors', 'CPU us/op', 'DB us/op', ...ratioTitles], rows),
   ].join('\n');
 }

@@ -107,3 +107,34 @@ test('--events belongs to the throughput mode', () => {
   assert.notEqual(run.status, 0);
   assert.match(run.stderr, /--events is for the throughput mode/);
 });
+
+test('--direct-best adds db-direct at each concurrency, marks the best, and an x best direct column compares every row with it', () => {
+  const options = parseOptions(['--repeat', '1', '--direct-best', '8,32']);
+  assert.deepEqual(options.directConcurrency, [8, 32]);
+  const report: ThroughputReport = {
+    date: '2026-11-25T00:00:00.000Z',
+    machine: { cpuModel: 'cpu', cpus: 2, memoryGb: 24, os: 'Linux', node: 'v20', database: 'MariaDB' },
+    options,
+    loadGenerator: 'wrk',
+    httpNoop: measured(40_000),
+    httpNoopRuns: [],
+    scenarios: [
+      {
+        name: 'mixed',
+        tableRows: 1000,
+        sides: [{ label: 'service', baseline: false, events: false, median: measured(18_000), runs: [] }],
+        dbDirect: measured(15_000),
+        dbDirectRuns: [],
+        directByConcurrency: [
+          { concurrency: 8, median: measured(20_000), runs: [] },
+          { concurrency: 32, median: measured(16_000), runs: [] },
+        ],
+        bestDirect: { concurrency: 8, median: measured(20_000) },
+      },
+    ],
+  };
+  const lines = throughputTable(report).split('\n');
+  assert.match(lines.find((line) => line.startsWith('scenario'))!, /x db-direct +x best direct$/);
+  assert.match(lines.find((line) => line.startsWith('mixed'))!, /\s18000\s.*\s1\.20\s+0\.90$/);
+  assert.match(lines.find((line) => /direct c=8 \*/.test(line))!, /\s20000\s/);
+});
