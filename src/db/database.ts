@@ -95,6 +95,7 @@ export class Database {
   /** After a failure inside a transaction: rolled back and returned, or destroyed when it cannot be. */
   private async rollBack(connection: PoolConnection, error: unknown, deadline: Deadline): Promise<void> {
     if (isConnectionLost(error)) return this.giveBack(connection, error);
+    this.pool.failed?.(connection, error);
     try {
       await transactionStep(connection, 'rollback', deadline);
       this.pool.giveBack(connection, false);
@@ -185,6 +186,7 @@ export class Database {
 
   /** Back to the pool, unless the connection broke: then it is destroyed, so it is never handed out again. */
   private giveBack(connection: PoolConnection, error: unknown): void {
+    this.pool.failed?.(connection, error);
     this.pool.giveBack(connection, isConnectionLost(error));
   }
 

@@ -79,9 +79,9 @@ export const sql = {
    * write, and an update or delete finds a row created through another node. Elsewhere it stays 0.
    */
   causalReads: 'SET SESSION wsrep_sync_wait = IF(@@wsrep_on, 3, 0)',
-  /** A cluster node's health: whether it replicates, and if so whether it is ready and Synced. */
+  /** A cluster node's health: whether it replicates, and if so whether it is ready, Synced and in the primary component. */
   replicationEnabled: "SHOW GLOBAL VARIABLES LIKE 'wsrep_on'",
-  replicationState: "SHOW GLOBAL STATUS WHERE Variable_name IN ('wsrep_ready', 'wsrep_local_state_comment')",
+  replicationState: "SHOW GLOBAL STATUS WHERE Variable_name IN ('wsrep_ready', 'wsrep_local_state_comment', 'wsrep_cluster_status')",
   setAutoIncrementStep: 'SET SESSION auto_increment_increment = ?, auto_increment_offset = ?',
   createDatabase: (database: string) =>
     `CREATE DATABASE IF NOT EXISTS \`${database}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`,
