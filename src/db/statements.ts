@@ -122,9 +122,26 @@ export const sql = {
   listDuplicatedEmails: 'SELECT email, COUNT(*) FROM users GROUP BY email HAVING COUNT(*) > 1',
   /** The index that refuses a second user with the same email (UNIQUE_EMAIL=on). */
   addUniqueEmail: addIndex('users_email_unique', 'email', 'UNIQUE INDEX'),
+  /**
+   * IDEMPOTENCY=on: a key's first answer, written in the transaction of the create it answers, so it
+   * exists exactly when the create does, on every node. Only `created_at` within the retention counts.
+   */
+  recordIdempotencyKey: 'INSERT INTO idempotency_keys (idem_key, request_hash, status, body, location) VALUES (?, ?, ?, ?, ?)',
+  idempotencyRecord:
+    'SELECT request_hash, status, body, location FROM idempotency_keys WHERE idem_key = ? AND created_at > NOW(6) - INTERVAL ? SECOND',
+  /** A key past its retention is free again: its row goes before the key is recorded anew. */
+  dropExpiredIdempotencyKey: 'DELETE FROM idempotency_keys WHERE idem_key = ? AND created_at <= NOW(6) - INTERVAL ? SECOND',
+  pruneIdempotencyKeys: 'DELETE FROM idempotency_keys WHERE created_at <= NOW(6) - INTERVAL ? SECOND LIMIT 1000',
   /** Not run by the service: how an operator allows duplicates again. */
   dropUniqueEmail: 'ALTER TABLE users DROP INDEX users_email_unique',
 } as const;
+
+/** IDEMPOTENCY=on: each Idempotency-Key's first answer (the key compared byte for byte) and when it was given. */
+const idempotencyKeysTable =
+  'CREATE TABLE IF NOT EXISTS idempotency_keys (idem_key VARBINARY(255) NOT NULL PRIMARY KEY, request_hash BINARY(32) NOT NULL, ' +
+  'status SMALLINT NOT NULL, body TEXT NOT NULL, location VARCHAR(255) NULL, ' +
+  'created_at TIMESTAMP(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6), INDEX idempotency_keys_created_at (created_at)) ' +
+  'ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci';
 
 /** A schema change after schema.sql's base table, applied once per database (startup/migrations.ts). */
 export type Migration = IndexMigration | TableMigration;
@@ -133,8 +150,8 @@ interface MigrationStep {
   version: number;
   name: string;
   statement: string;
-  /** Applied only where the feature is on: the tables of change events exist only once EVENTS is. */
-  feature?: 'events';
+  /** Applied only where the feature is on: the tables of change events exist only once EVENTS is, the keys' once IDEMPOTENCY is. */
+  feature?: keyof SchemaFeatures;
 }
 
 export interface IndexMigration extends MigrationStep {
@@ -163,16 +180,19 @@ export const migrations: readonly Migration[] = [
   { version: 7, name: 'create_webhook_endpoints', feature: 'events', statement: eventTables.webhookEndpoints },
   { version: 8, name: 'create_webhook_deliveries', feature: 'events', statement: eventTables.webhookDeliveries },
   { version: 9, name: 'create_event_batches', feature: 'events', statement: eventTables.eventBatches },
+  { version: 10, name: 'create_idempotency_keys', feature: 'idempotency', statement: idempotencyKeysTable },
 ];
 
 /** The optional parts of the schema that are in use. */
 export interface SchemaFeatures {
   events: boolean;
+  /** Absent counts as off. */
+  idempotency?: boolean;
 }
 
 /** The migrations that apply with these features, in order. */
 export function migrationsFor(features: SchemaFeatures): Migration[] {
-  return migrations.filter((migration) => migration.feature === undefined || features[migration.feature]);
+  return migrations.filter((migration) => migration.feature === undefined || features[migration.feature] === true);
 }
 
 /** An index addition as a server that refuses to build it online runs it: its own choice of algorithm and lock. */

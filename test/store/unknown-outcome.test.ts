@@ -4,6 +4,8 @@ import { createConnectionSource } from '../../src/db/connect.js';
 import type { ConnectionSource } from '../../src/db/connection-source.js';
 import { endPool } from '../../src/db/pool.js';
 import { defaultTuning } from '../../src/db/pool-tuning.js';
+import { migrations } from '../../src/db/statements.js';
+import { requestHash } from '../../src/users/rules/idempotency-key.js';
 import { StorageError } from '../../src/errors/storage-error.js';
 import { ensureUsersTable } from '../../src/startup/schema.js';
 import { UserStore } from '../../src/users/storage/store.js';
@@ -11,14 +13,15 @@ import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 
 /**
  * The real server made to answer as a Galera node does when it falls out of the cluster while a
- * change replicates: a trigger raises the error number the test picks for rows named `fail-*`. Every
+ * change replicates: a trigger raises the error number the test picks for rows named `fail-*`, and
+ * for rows named `once-*` on their first attempt only. Every
  * row the server was asked to insert is counted in a table outside any transaction (Aria), so a
  * statement that ran again shows, even though each attempt was rolled back.
  */
 const FAILING_TRIGGER = `CREATE TRIGGER answer_as_a_lost_node BEFORE INSERT ON users FOR EACH ROW BEGIN
   DECLARE answer INT DEFAULT (SELECT errno FROM fail_with LIMIT 1);
   INSERT INTO insert_attempts (name) VALUES (NEW.name);
-  IF NEW.name LIKE 'fail-%' THEN SIGNAL SQLSTATE 'HY000' SET MYSQL_ERRNO = answer, MESSAGE_TEXT = 'answered as a node that left the cluster'; END IF;
+  IF NEW.name LIKE 'fail-%' OR (NEW.name LIKE 'once-%' AND (SELECT COUNT(*) FROM insert_attempts WHERE name = NEW.name) = 1) THEN SIGNAL SQLSTATE 'HY000' SET MYSQL_ERRNO = answer, MESSAGE_TEXT = 'answered as a node that left the cluster'; END IF;
 END`;
 
 const unknownOutcome = (error: unknown) => error instanceof StorageError && error.kind === 'unknown outcome';
@@ -27,6 +30,7 @@ describe('a create whose outcome is unknown is never run again', () => {
   let db: TestDatabase;
   let pool: ConnectionSource;
   let store: UserStore;
+  let keyed: UserStore;
 
   before(async () => {
     db = await createTestDatabase('unknown_outcome');
@@ -34,8 +38,10 @@ describe('a create whose outcome is unknown is never run again', () => {
     await db.query('CREATE TABLE insert_attempts (name VARCHAR(100)) ENGINE=Aria');
     await db.query('CREATE TABLE fail_with (errno INT)');
     await db.query(FAILING_TRIGGER);
+    await db.query(migrations.find((migration) => migration.name === 'create_idempotency_keys')!.statement);
     pool = createConnectionSource(db.config, defaultTuning);
     store = new UserStore(pool);
+    keyed = new UserStore(pool, defaultTuning, undefined, undefined, 86_400);
   });
   after(async () => {
     await endPool(pool);
@@ -81,5 +87,22 @@ describe('a create whose outcome is unknown is never run again', () => {
     assert.equal(outcomes[0]!.status, 'fulfilled');
     assert.equal(outcomes[1]!.status, 'rejected');
     assert.deepEqual((await db.users()).map((user) => user.name), ['ann']);
+  });
+
+  test('a create under an Idempotency-Key whose outcome is unknown looks its key up, finds it absent, and runs again once: one user, 201', async () => {
+    await db.query('INSERT INTO fail_with VALUES (1180)');
+    const answer = (id: number) => ({ status: 201, body: '{}', location: `/api/users/${id}` });
+    const outcome = await keyed.createOnce('key-once', requestHash('once-eve', 'e@x.io'), { name: 'once-eve', email: 'e@x.io' }, answer);
+    assert.equal(outcome.kind, 'created');
+    assert.equal(await attemptsOf('once-eve'), 2);
+    assert.deepEqual((await db.users()).map((user) => user.name), ['once-eve']);
+    const again = await keyed.createOnce('key-once', requestHash('once-eve', 'e@x.io'), { name: 'once-eve', email: 'e@x.io' }, answer);
+    assert.equal(again.kind, 'replayed');
+  });
+
+  test('the same create without a key is not run again: unknown outcome', async () => {
+    await db.query('INSERT INTO fail_with VALUES (1180)');
+    await assert.rejects(store.create('once-fay', 'f@x.io'), unknownOutcome);
+    assert.equal(await attemptsOf('once-fay'), 1);
   });
 });

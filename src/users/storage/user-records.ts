@@ -166,6 +166,6 @@ export class UserRecords {
  * A refused write's failure as the routes see it: a duplicate key is an email another user has,
  * since users_email_unique is the only unique key besides the id, which no write sets.
  */
-function emailConflict(error: unknown): never {
+export function emailConflict(error: unknown): never {
   throw error instanceof StorageError && error.kind === 'duplicate' ? new ConflictError(messages.emailInUse) : error;
 }
