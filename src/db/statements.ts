@@ -82,6 +82,10 @@ export const sql = {
   /** A cluster node's health: whether it replicates, and if so whether it is ready, Synced and in the primary component. */
   replicationEnabled: "SHOW GLOBAL VARIABLES LIKE 'wsrep_on'",
   replicationState: "SHOW GLOBAL STATUS WHERE Variable_name IN ('wsrep_ready', 'wsrep_local_state_comment', 'wsrep_cluster_status')",
+  /** What durability-settings.ts judges; the session's wsrep_sync_wait as this connection has it. */
+  durabilitySettings:
+    "SHOW VARIABLES WHERE Variable_name IN ('innodb_flush_log_at_trx_commit', 'sync_binlog', 'log_bin', 'innodb_doublewrite', " +
+    "'wsrep_on', 'wsrep_sync_wait', 'wsrep_provider_options')",
   setAutoIncrementStep: 'SET SESSION auto_increment_increment = ?, auto_increment_offset = ?',
   createDatabase: (database: string) =>
     `CREATE DATABASE IF NOT EXISTS \`${database}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`,

@@ -3,6 +3,7 @@ import { endpointName } from '../../config/db-servers.js';
 import type { DbConfig } from '../../config/environment.js';
 import type { Logger } from '../../log/logger.js';
 import type { ConnectionCallback, ConnectionPool } from '../connection-source.js';
+import { DurabilityCheck } from '../durability-check.js';
 import { isNodeNotPrimary } from '../mysql-errors.js';
 import { abandon } from '../node-left.js';
 import { poolOptions } from '../pool.js';
@@ -33,6 +34,7 @@ export class ClusterPool implements ConnectionPool {
   /** Connections handed out and not back yet, with their server's index: those abandoned when it is left. */
   private readonly inUse = new Map<PoolConnection, number>();
   private readonly checks: NodeHealthCheck[];
+  private readonly durability: DurabilityCheck | undefined;
   /** Per server: in use (true), or left out and passing its checks since then (a performance.now() reading), or failing (undefined). */
   private readonly standing: Array<true | number | undefined>;
   private usable: PoolNamespace;
@@ -51,6 +53,7 @@ export class ClusterPool implements ConnectionPool {
     this.cluster.on('offline', (name: string) => this.logger?.warn('database server left out after a failed connection', { server: name, retryInMs: retryMs }));
     this.cluster.on('online', (name: string) => this.logger?.info('database server connected again', { server: name }));
     this.checks = db.servers.map((server) => new NodeHealthCheck(db, server, tuning.healthCheckTimeoutMs));
+    this.durability = logger && new DurabilityCheck(logger);
     // Until the first check, every server is in use: starting does not wait for checks.
     this.standing = db.servers.map(() => true);
     this.usable = this.namespaceOf(this.names);
@@ -63,6 +66,7 @@ export class ClusterPool implements ConnectionPool {
         if (!this.prepared.has(connection)) {
           this.prepared.add(connection);
           prepareSession(connection, this.tuning.testing);
+          this.durability?.inspect(connection, nameOf(connection));
         }
         this.inUse.set(connection, this.names.indexOf(nameOf(connection)));
       }
