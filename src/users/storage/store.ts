@@ -10,6 +10,7 @@ import type { UserPage } from './page-read.js';
 import type { StoreObserver } from './store-observer.js';
 import { UserList, type ListTurn, type StreamedList } from './user-list.js';
 import { PlainWrites } from './plain-writes.js';
+import { counted } from './observed-operations.js';
 import { IdempotentCreates, type KeptAnswer, type KeyedOutcome } from './idempotent-creates.js';
 import { RecordedWrites, type EventRecording } from './recorded-writes.js';
 import { UserRecords } from './user-records.js';
@@ -29,6 +30,7 @@ export class UserStore {
   private readonly list: UserList;
   private readonly emails: EmailLookups;
   private readonly keyed: IdempotentCreates | undefined;
+  private readonly observer: StoreObserver | undefined;
 
   /**
    * With `events` (EVENTS=on) every change writes its events in its own transaction, and
@@ -38,6 +40,7 @@ export class UserStore {
   constructor(pool: ConnectionSource, tuning: PoolTuning = defaultTuning, observer?: StoreObserver, events?: EventRecording, idempotencyTtlSeconds?: number) {
     this.db = new Database(pool, tuning.operationTimeoutMs, tuning.trustAnsweredWithinMs);
     const writes = events ? new RecordedWrites(this.db, events.committed) : new PlainWrites(this.db);
+    this.observer = observer;
     this.records = new UserRecords(this.db, writes, tuning, observer);
     this.list = new UserList(this.db, tuning, observer);
     this.emails = new EmailLookups(this.db, tuning, observer);
@@ -59,7 +62,7 @@ export class UserStore {
    */
   async createOnce(key: string, requestHash: Buffer, user: NewUser, answerFor: (id: number) => KeptAnswer): Promise<KeyedOutcome> {
     if (!this.keyed) return { kind: 'created', answer: answerFor(await this.records.create(user)) };
-    return this.keyed.create(key, requestHash, user, answerFor).catch(emailConflict);
+    return counted(this.observer, 'create', this.keyed.create(key, requestHash, user, answerFor).catch(emailConflict));
   }
 
   /** False when no user has the id. */
