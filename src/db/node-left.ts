@@ -16,7 +16,14 @@ export class NodeLeftError extends Error {
 }
 
 const LEFT = Symbol('node left');
+/** Connections of a cluster, the only ones that can be abandoned: a single server's statements skip the watch. */
+const watched = new WeakSet<PoolConnection>();
 const abandoned = new WeakSet<PoolConnection>();
+
+/** Lets abandon() fail the connection's statements. */
+export function watch(connection: PoolConnection): void {
+  watched.add(connection);
+}
 
 /** Fails the statement running on the connection, if any, and every later one, with a NodeLeftError (see whenLeft). */
 export function abandon(connection: PoolConnection): void {
@@ -26,11 +33,14 @@ export function abandon(connection: PoolConnection): void {
 
 /** Calls `fail` if the connection is abandoned (or already was) before the returned function is called. */
 export function whenLeft(connection: PoolConnection, fail: (error: NodeLeftError) => void): () => void {
+  if (!watched.has(connection)) return ignore;
   if (abandoned.has(connection)) {
     fail(new NodeLeftError());
-    return () => {};
+    return ignore;
   }
   const listener = (): void => fail(new NodeLeftError());
   connection.once(LEFT, listener);
   return () => connection.removeListener(LEFT, listener);
 }
+
+function ignore(): void {}

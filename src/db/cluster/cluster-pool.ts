@@ -5,7 +5,7 @@ import type { Logger } from '../../log/logger.js';
 import type { ConnectionCallback, ConnectionPool } from '../connection-source.js';
 import { DurabilityCheck } from '../durability-check.js';
 import { isNodeNotPrimary } from '../mysql-errors.js';
-import { abandon } from '../node-left.js';
+import { abandon, watch } from '../node-left.js';
 import { poolOptions } from '../pool.js';
 import type { PoolTuning } from '../pool-tuning.js';
 import { prepareSession } from '../session.js';
@@ -67,6 +67,7 @@ export class ClusterPool implements ConnectionPool {
           this.prepared.add(connection);
           prepareSession(connection, this.tuning.testing);
           this.durability?.inspect(connection, nameOf(connection));
+          watch(connection);
         }
         this.inUse.set(connection, this.names.indexOf(nameOf(connection)));
       }
