@@ -9,16 +9,17 @@ import { abandon, watch } from '../node-left.js';
 import { poolOptions } from '../pool.js';
 import type { PoolTuning } from '../pool-tuning.js';
 import { prepareSession } from '../session.js';
-import { NodeHealthCheck, type HealthFailure } from './node-health.js';
+import { NodeHealthCheck, NOT_SYNCED, type HealthFailure } from './node-health.js';
 
 /**
  * Several servers used as one cluster: every statement goes to the first server, in DB_HOST order,
  * that is in use. mysql2's PoolCluster keeps a pool per server, tries them in the order they were
  * added (ORDER), and takes a server whose connection fails offline for `nodeRetryMs` while it
- * retries on the next (canRetry). On top of that a server is left out, and the statements running
- * on it abandoned (their writes answer "outcome unknown"), when it fails a health check (every
- * `healthCheckIntervalMs`, each bounded by `healthCheckTimeoutMs`: no answer, not ready and Synced,
- * not in the primary component) or a statement on it says it left the primary component (1047).
+ * retries on the next (canRetry). On top of that a server is left out when it fails a health check
+ * (every `healthCheckIntervalMs`, each bounded by `healthCheckTimeoutMs`: no answer, not ready and
+ * Synced, not in the primary component) or a statement on it says it left the primary component
+ * (1047); unless it is only a donor or joiner, the statements running on it are abandoned too
+ * (their writes answer "outcome unknown").
  * It is taken back once it has passed every check for `readmitAfterMs`. The cluster is asked only
  * for the servers in use, or for all when none is.
  */
@@ -82,7 +83,7 @@ export class ClusterPool implements ConnectionPool {
   /** A node that says it left the primary component is left out at once, before its next check. */
   failed(connection: PoolConnection, error: unknown): void {
     const index = this.inUse.get(connection);
-    if (index !== undefined && index >= 0 && isNodeNotPrimary(error)) this.leave(index, 'Galera node not in the primary component');
+    if (index !== undefined && index >= 0 && isNodeNotPrimary(error)) this.leave(index, 'Galera node not in the primary component', true);
   }
 
   end(callback: () => void): void {
@@ -114,7 +115,7 @@ export class ClusterPool implements ConnectionPool {
 
   private judge(index: number, failure: HealthFailure): void {
     const standing = this.standing[index];
-    if (failure !== undefined) return this.leave(index, failure);
+    if (failure !== undefined) return this.leave(index, failure, failure !== NOT_SYNCED);
     if (standing === true) return;
     const now = performance.now();
     if (standing === undefined) {
@@ -126,13 +127,17 @@ export class ClusterPool implements ConnectionPool {
     }
   }
 
-  /** Stops handing out the server's connections, and fails the statements running on them. */
-  private leave(index: number, reason: string): void {
+  /**
+   * Stops handing out the server's connections; with `abandonInFlight` (it stopped answering, or
+   * cannot commit) also fails the statements running on them. A donor or joiner finishes its own.
+   */
+  private leave(index: number, reason: string, abandonInFlight: boolean): void {
     const wasInUse = this.standing[index] === true;
     this.standing[index] = undefined;
     if (!wasInUse) return;
     this.logger?.warn('database server left out', { server: this.names[index], reason });
     this.useServersInUse();
+    if (!abandonInFlight) return;
     for (const [connection, server] of this.inUse) if (server === index) abandon(connection);
   }
 

@@ -32,6 +32,9 @@ export function replicationStatus(enabled: VariableRow[], state: VariableRow[]):
 /** Why a server failed its check, for the log line; undefined when it passed. */
 export type HealthFailure = string | undefined;
 
+/** A node joining, or a donor: it still answers what it runs, it only should not be given more. */
+export const NOT_SYNCED = 'Galera node not ready and Synced';
+
 /**
  * Checks one server on a connection of its own, kept between checks: it must answer within
  * `timeoutMs` (a timer of its own: a frozen server accepts TCP connections and answers nothing,
@@ -70,7 +73,7 @@ export class NodeHealthCheck {
       const enabled = await this.query(connection, sql.replicationEnabled);
       const status = replicationStatus(enabled, await this.query(connection, sql.replicationState));
       if (isUsable(status)) return undefined;
-      return status.primary ? 'Galera node not ready and Synced' : 'Galera node not in the primary component';
+      return status.primary ? NOT_SYNCED : 'Galera node not in the primary component';
     } catch {
       return 'no answer';
     }
