@@ -10,6 +10,7 @@ import {
   type DbConfig,
   type EventSettings,
   type GuessingLimits,
+  type IdempotencySettings,
   type RateLimitSettings,
 } from './config/environment.js';
 import { createConnectionSource } from './db/connect.js';
@@ -75,6 +76,8 @@ export interface AppOptions {
   auth?: AuthSettings;
   /** EVENTS and WEBHOOK_*; off by default: no event is recorded, no outbox read. */
   events?: EventSettings;
+  /** IDEMPOTENCY: creates honour an Idempotency-Key header; off by default (the header is ignored). */
+  idempotency?: IdempotencySettings;
   /** Tests only: how often expired events are looked for (one minute). */
   eventsPruneIntervalMs?: number;
   /** Tests only: the event stream's intervals and bounds (src/events/stream/event-streams.ts has the defaults). */
@@ -141,7 +144,7 @@ export function createApp(options: AppOptions): App {
       ...(options.eventsPruneIntervalMs === undefined ? {} : { pruneIntervalMs: options.eventsPruneIntervalMs }),
       ...(options.eventStream ? { streamLimits: options.eventStream } : {}),
     });
-  const store = new UserStore(pool, tuning, metrics?.store, events ? events.recording : undefined);
+  const store = new UserStore(pool, tuning, metrics?.store, events ? events.recording : undefined, options.idempotency?.ttlSeconds);
   const readMetrics = async (): Promise<Snapshot> => {
     if (!metrics) return [];
     return options.metrics?.read ? options.metrics.read(metrics) : metrics.registry.snapshot();
@@ -154,6 +157,7 @@ export function createApp(options: AppOptions): App {
     },
     uniqueEmail: options.integrity?.uniqueEmail ?? false,
     events: events !== undefined,
+    idempotency: options.idempotency !== undefined,
     retryMs: options.testing?.schemaRetryMs,
     maxRetryMs: options.testing?.schemaRetryMaxMs,
   });
@@ -170,6 +174,7 @@ export function createApp(options: AppOptions): App {
     cursors: new ListCursors(options.accessPassword),
     validate: userValidation(options.integrity?.validateEmail ?? false),
     access,
+    idempotency: options.idempotency !== undefined,
   });
   events?.serveStream(router, access, byPassword);
   registerHealthRoutes(router, { stopping: () => leaving, answers: async () => schemaPhase === 'ready' && (await store.answers()) });

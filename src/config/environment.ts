@@ -8,6 +8,7 @@ import { authSettings, type AuthSettings } from './auth-settings.js';
 import { dbConfig, EMBEDDED_HOST, embedded, type DbConfig, type EmbeddedDbConfig } from './database-settings.js';
 import { count, oneOf, port, seconds, text, type Env } from './env-values.js';
 import { eventSettings, type EventSettings } from './event-settings.js';
+import { idempotencySettings, type IdempotencySettings } from './idempotency-settings.js';
 import { guessingLimits, rateLimit, type GuessingLimits, type RateLimitSettings } from './limit-settings.js';
 import { listenHost, metricsHost, metricsPort } from './listen-settings.js';
 
@@ -15,6 +16,7 @@ export { AUTH_OFF, authModes, jwksLocation, type AuthMode, type AuthSettings, ty
 export type { DbConfig, EmbeddedDbConfig, Endpoint, HostPort } from './database-settings.js';
 export { ConfigError } from './env-values.js';
 export type { EventSettings, WebhookSettings } from './event-settings.js';
+export type { IdempotencySettings } from './idempotency-settings.js';
 export { DEFAULT_GUESSING_LIMITS, type GuessingLimits, type RateLimitSettings } from './limit-settings.js';
 
 export type LogFormat = 'json' | 'pretty';
@@ -62,6 +64,8 @@ export interface Config {
   shutdownDelaySeconds: number;
   /** EVENTS and WEBHOOK_*: undefined (the default) records no events at all. */
   events: EventSettings | undefined;
+  /** IDEMPOTENCY and IDEMPOTENCY_TTL: undefined (the default) ignores the Idempotency-Key header. */
+  idempotency: IdempotencySettings | undefined;
 }
 
 /** Without SHUTDOWN_DELAY_S: long enough for a load balancer checking `/readyz` every second or two to take the instance out. */
@@ -118,5 +122,6 @@ export function loadConfig(env: Env = process.env, defaults: ConfigDefaults = {}
     auth: authSettings(env),
     shutdownDelaySeconds: seconds(env, 'SHUTDOWN_DELAY_S', DEFAULT_SHUTDOWN_DELAY_S, 600),
     events: eventSettings(env),
+    idempotency: idempotencySettings(env),
   };
 }

@@ -73,7 +73,8 @@ function webhookSecret(env: Env): Buffer {
 }
 
 /** A whole number of seconds, minutes, hours or days: `30s`, `15m`, `12h`, `7d`. */
-function duration(env: Env, name: string, fallback: number): number {
+/** A duration such as 30s, 12h or 7d, in seconds. */
+export function duration(env: Env, name: string, fallback: number): number {
   const raw = text(env, name, '');
   if (raw === '') return fallback;
   const match = /^([1-9]\d{0,5})([smhd])$/.exec(raw);

@@ -9,5 +9,5 @@ import type { PoolTuning } from './pool-tuning.js';
 
 /** The service's connections: one pool for one server, a ClusterPool when DB_HOST lists several; counted for the metrics. */
 export function createConnectionSource(db: DbConfig, tuning: PoolTuning, logger?: Logger): ConnectionSource {
-  return new CountingSource(isCluster(db) ? new ClusterPool(db, tuning, logger) : createPool(db, tuning));
+  return new CountingSource(isCluster(db) ? new ClusterPool(db, tuning, logger) : createPool(db, tuning, logger));
 }

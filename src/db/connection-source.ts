@@ -6,6 +6,10 @@ export type ConnectionCallback = (error: NodeJS.ErrnoException | null, connectio
 export interface ConnectionPool {
   getConnection(callback: ConnectionCallback): void;
   end(callback: () => void): void;
+  /** A connection getConnection handed out is back, given back or destroyed. */
+  returned?(connection: PoolConnection): void;
+  /** A statement on a connection it handed out failed so: a cluster may leave that server out. */
+  failed?(connection: PoolConnection, error: unknown): void;
 }
 
 export interface PoolUsage {

@@ -28,6 +28,7 @@ export class CountingSource implements ConnectionSource {
 
   giveBack(connection: PoolConnection, broken: boolean): void {
     this.handedOut.delete(connection);
+    this.pool.returned?.(connection);
     if (broken) connection.destroy();
     else connection.release();
   }
@@ -38,6 +39,10 @@ export class CountingSource implements ConnectionSource {
    */
   usage(): PoolUsage {
     return { inUse: this.handedOut.size, waiting: this.unanswered };
+  }
+
+  failed(connection: PoolConnection, error: unknown): void {
+    this.pool.failed?.(connection, error);
   }
 
   end(callback: () => void): void {

@@ -14,8 +14,9 @@ export type StatementRunner = <R = ResultSetHeader>(statement: string, values: u
  * Statements on the pool, each bounded by one time budget (waiting for a connection included).
  * Reads broken by a lost connection are repeated once; writes never are, since they may have
  * been applied, but run only on a connection that answered recently or answers a ping first.
- * A statement the server rolled back whole (a deadlock, a Galera certification conflict, a node
- * not ready yet; see mysql-errors.ts) runs again after a short random pause, while the budget lasts.
+ * A statement the server rolled back whole (a deadlock, a Galera certification conflict; a node
+ * not ready yet, unless a write or its commit had reached it; see mysql-errors.ts) runs again after
+ * a short random pause, while the budget lasts.
  * Every failure is a StorageError.
  */
 export class Database {
@@ -45,7 +46,7 @@ export class Database {
   /** A write; a statement with RETURNING resolves to its rows (T) instead of the result header. */
   async write<T = ResultSetHeader>(statement: string, values: unknown[], deadline = new Deadline(this.budgetMs)): Promise<T> {
     try {
-      return await this.runAgainIfRolledBack(deadline, () => this.runOn<T>(true, statement, values, deadline));
+      return await this.runAgainIfRolledBack(deadline, () => this.runOn<T>(true, statement, values, deadline), () => true);
     } catch (error) {
       throw storageError(error, true);
     }
@@ -81,7 +82,7 @@ export class Database {
             }
             this.giveBackAnswered(connection);
             return value;
-          });
+          }, () => committing);
         } catch (error) {
           if (committing || !isConnectionLost(error) || deadline.remainingMs() === 0) throw error;
         }
@@ -94,6 +95,7 @@ export class Database {
   /** After a failure inside a transaction: rolled back and returned, or destroyed when it cannot be. */
   private async rollBack(connection: PoolConnection, error: unknown, deadline: Deadline): Promise<void> {
     if (isConnectionLost(error)) return this.giveBack(connection, error);
+    this.pool.failed?.(connection, error);
     try {
       await transactionStep(connection, 'rollback', deadline);
       this.pool.giveBack(connection, false);
@@ -152,13 +154,14 @@ export class Database {
     }
   }
 
-  private async runAgainIfRolledBack<T>(deadline: Deadline, run: () => Promise<T>): Promise<T> {
+  /** `changeSent` tells, once `run` failed, whether a change had reached the server (see wasRolledBack). */
+  private async runAgainIfRolledBack<T>(deadline: Deadline, run: () => Promise<T>, changeSent = () => false): Promise<T> {
     for (;;) {
       try {
         return await run();
       } catch (error) {
         const pause = retryPauseMs();
-        if (!wasRolledBack(error) || deadline.remainingMs() <= pause) throw error;
+        if (!wasRolledBack(error, changeSent()) || deadline.remainingMs() <= pause) throw error;
         await sleep(pause);
       }
     }
@@ -183,6 +186,7 @@ export class Database {
 
   /** Back to the pool, unless the connection broke: then it is destroyed, so it is never handed out again. */
   private giveBack(connection: PoolConnection, error: unknown): void {
+    this.pool.failed?.(connection, error);
     this.pool.giveBack(connection, isConnectionLost(error));
   }
 

@@ -21,18 +21,42 @@ export function isConnectionLost(error: unknown): boolean {
  * Failures that prove a statement changed nothing and may simply run again: the server rolled it
  * back whole (every statement runs alone, in autocommit), or it never reached a server.
  */
-const ROLLED_BACK_ERRNOS = new Set([
-  1213, // ER_LOCK_DEADLOCK: a deadlock, or a Galera certification conflict lost to another node's write
-  1047, // ER_UNKNOWN_COM_ERROR: "WSREP has not yet prepared node for application use"
-]);
+const ER_LOCK_DEADLOCK = 1213; // a deadlock, or a Galera certification conflict: certification is decided alike on every node
+const ER_UNKNOWN_COM_ERROR = 1047; // "WSREP has not yet prepared node for application use": the node is not in the primary component
 
 /** mysql2's PoolCluster: every server is held offline after failed connections; nothing was sent. */
 const NO_SERVER_ONLINE = 'POOL_NONEONLINE';
 
-export function wasRolledBack(error: unknown): boolean {
+/**
+ * True when the failure proves nothing was changed, so the statement (or transaction) may run again.
+ * `changeSent`: a write in autocommit, or a COMMIT, had reached the server. A node refusing it for
+ * not being in the primary component (1047) proves nothing then: the node may have fallen out of the
+ * cluster while the change replicated, and the others may have committed it.
+ */
+export function wasRolledBack(error: unknown, changeSent = false): boolean {
   const { errno, code } = (causeOf(error) ?? {}) as { errno?: unknown; code?: unknown };
-  return (typeof errno === 'number' && ROLLED_BACK_ERRNOS.has(errno)) || code === NO_SERVER_ONLINE;
+  return errno === ER_LOCK_DEADLOCK || (!changeSent && errno === ER_UNKNOWN_COM_ERROR) || code === NO_SERVER_ONLINE;
 }
+
+/** True when the node said it is not in the cluster's primary component: it must not be used until it is again. */
+export function isNodeNotPrimary(error: unknown): boolean {
+  return errnoOf(error) === ER_UNKNOWN_COM_ERROR;
+}
+
+/**
+ * Errors a server answers with although the change may have been committed: Galera lost the cluster
+ * while replicating the commit (1180), a wait during it timed out (1205, also InnoDB's lock wait), the
+ * statement was killed (1317, 1927), the server is going away (1053), or the node left the primary
+ * component (1047). Another node may hold the change: the outcome is unknown, never "refused".
+ */
+const OUTCOME_UNKNOWN_ERRNOS = new Set([
+  1180, // ER_ERROR_DURING_COMMIT
+  1205, // ER_LOCK_WAIT_TIMEOUT
+  1317, // ER_QUERY_INTERRUPTED
+  1927, // ER_CONNECTION_KILLED
+  1053, // ER_SERVER_SHUTDOWN
+  ER_UNKNOWN_COM_ERROR,
+]);
 
 /** A short pause before running a rolled-back statement again, random so that conflicting writers part. */
 export function retryPauseMs(): number {
@@ -41,13 +65,14 @@ export function retryPauseMs(): number {
 
 /**
  * True when the server refused the statement itself (a constraint, a value it would not store):
- * a single statement that fails so has changed nothing. Lost connections and timeouts leave the
- * outcome unknown.
+ * a single statement that fails so has changed nothing. Lost connections, timeouts and the errors
+ * of OUTCOME_UNKNOWN_ERRNOS leave the outcome unknown.
  */
 export function wasRefusedByServer(error: unknown): boolean {
   const cause = causeOf(error);
   const fromServer = typeof (cause as { sqlState?: unknown } | null)?.sqlState === 'string';
-  return fromServer && !(cause instanceof DatabaseTimeoutError) && !isConnectionLost(cause);
+  const errno = errnoOf(cause);
+  return fromServer && !(cause instanceof DatabaseTimeoutError) && !isConnectionLost(cause) && !(errno !== undefined && OUTCOME_UNKNOWN_ERRNOS.has(errno));
 }
 
 const ACCESS_DENIED_ERRNOS = new Set([
@@ -103,7 +128,7 @@ export function storageError(error: unknown, write: boolean): StorageError {
   if (error instanceof StorageError) return error;
   if (isQueueFull(error)) return new StorageError(error, 'busy');
   if (isDuplicateKey(error)) return new StorageError(error, 'duplicate');
-  if (!write || wasRefusedByServer(error) || wasRolledBack(error) || neverSent(error)) return new StorageError(error, 'failed');
+  if (!write || wasRefusedByServer(error) || wasRolledBack(error, true) || neverSent(error)) return new StorageError(error, 'failed');
   return new StorageError(error, 'unknown outcome');
 }
 

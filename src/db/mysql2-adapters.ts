@@ -1,6 +1,7 @@
 import type { PoolConnection } from 'mysql2';
 import type { ConnectionSource } from './connection-source.js';
 import { DatabaseTimeoutError, type Deadline } from './deadline.js';
+import { whenLeft } from './node-left.js';
 
 /** mysql2's callback API, each call bounded by a Deadline. */
 
@@ -30,8 +31,9 @@ export function acquire(pool: ConnectionSource, deadline: Deadline): Promise<Poo
 }
 
 /**
- * Waits for one mysql2 callback until the deadline. Past it the connection is destroyed: a late
- * answer would arrive in the middle of the next statement's exchange.
+ * Waits for one mysql2 callback until the deadline, or until the cluster leaves the connection's
+ * server (node-left.ts). Past either the connection is destroyed: a late answer would arrive in the
+ * middle of the next statement's exchange.
  */
 function withinDeadline<T>(
   connection: PoolConnection,
@@ -40,15 +42,22 @@ function withinDeadline<T>(
 ): Promise<T> {
   return new Promise((resolve, reject) => {
     let settled = false;
-    const timer = setTimeout(() => {
+    let stopWatching = (): void => {};
+    const giveUp = (error: Error): void => {
       settled = true;
+      clearTimeout(timer);
+      stopWatching();
       connection.destroy();
-      reject(new DatabaseTimeoutError('The database did not answer in time', true));
-    }, deadline.remainingMs());
+      reject(error);
+    };
+    const timer = setTimeout(() => giveUp(new DatabaseTimeoutError('The database did not answer in time', true)), deadline.remainingMs());
+    stopWatching = whenLeft(connection, giveUp);
+    if (settled) return;
     start((error, result) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
+      stopWatching();
       if (error) reject(error);
       else resolve(result as T);
     });

@@ -34,6 +34,10 @@ export interface PoolTuning {
   sharedListLimitBytes: number;
   /** With several DB_HOST servers: how often each one's health is checked (ms). */
   healthCheckIntervalMs: number;
+  /** With several DB_HOST servers: how long a health check may wait for its answer (ms) before the server is left out. */
+  healthCheckTimeoutMs: number;
+  /** With several DB_HOST servers: how long a server left out must pass every check before it is used again (ms). */
+  readmitAfterMs: number;
   /** With several DB_HOST servers: how long a server whose connection failed is left out (ms). */
   nodeRetryMs: number;
   /** Tests only; the service never sets it. */
@@ -51,6 +55,8 @@ export const defaultTuning: PoolTuning = {
   trustAnsweredWithinMs: 1000,
   sharedListLimitBytes: 1024 * 1024,
   healthCheckIntervalMs: 1000,
+  healthCheckTimeoutMs: 1000,
+  readmitAfterMs: 3000,
   nodeRetryMs: 1000,
 };
 

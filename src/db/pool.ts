@@ -1,16 +1,24 @@
 import mysql, { type Pool, type PoolConnection, type PoolOptions } from 'mysql2';
-import { firstServer } from '../config/db-servers.js';
+import { endpointName, firstServer } from '../config/db-servers.js';
 import type { DbConfig, Endpoint } from '../config/environment.js';
+import type { Logger } from '../log/logger.js';
+import { DurabilityCheck } from './durability-check.js';
 import { defaultTuning, type PoolTuning } from './pool-tuning.js';
 import { prepareSession } from './session.js';
 
 /**
  * A mysql2 pool that speaks utf8mb4, returns rows as objects keyed by column, and prepares every
- * session (UTC, causal reads on Galera; see session.ts).
+ * session (UTC, causal reads on Galera; see session.ts). With a logger, each new connection also
+ * has the server's durability settings checked (durability-check.ts).
  */
-export function createPool(db: DbConfig, tuning: PoolTuning = defaultTuning): Pool {
-  const pool = mysql.createPool(poolOptions(db, firstServer(db), tuning));
-  pool.on('connection', (connection: PoolConnection) => prepareSession(connection, tuning.testing));
+export function createPool(db: DbConfig, tuning: PoolTuning = defaultTuning, logger?: Logger): Pool {
+  const server = firstServer(db);
+  const pool = mysql.createPool(poolOptions(db, server, tuning));
+  const durability = logger && new DurabilityCheck(logger);
+  pool.on('connection', (connection: PoolConnection) => {
+    prepareSession(connection, tuning.testing);
+    durability?.inspect(connection, endpointName(server));
+  });
   return pool;
 }
 

@@ -79,9 +79,13 @@ export const sql = {
    * write, and an update or delete finds a row created through another node. Elsewhere it stays 0.
    */
   causalReads: 'SET SESSION wsrep_sync_wait = IF(@@wsrep_on, 3, 0)',
-  /** A cluster node's health: whether it replicates, and if so whether it is ready and Synced. */
+  /** A cluster node's health: whether it replicates, and if so whether it is ready, Synced and in the primary component. */
   replicationEnabled: "SHOW GLOBAL VARIABLES LIKE 'wsrep_on'",
-  replicationState: "SHOW GLOBAL STATUS WHERE Variable_name IN ('wsrep_ready', 'wsrep_local_state_comment')",
+  replicationState: "SHOW GLOBAL STATUS WHERE Variable_name IN ('wsrep_ready', 'wsrep_local_state_comment', 'wsrep_cluster_status')",
+  /** What durability-settings.ts judges; the session's wsrep_sync_wait as this connection has it. */
+  durabilitySettings:
+    "SHOW VARIABLES WHERE Variable_name IN ('innodb_flush_log_at_trx_commit', 'sync_binlog', 'log_bin', 'innodb_doublewrite', " +
+    "'wsrep_on', 'wsrep_sync_wait', 'wsrep_provider_options')",
   setAutoIncrementStep: 'SET SESSION auto_increment_increment = ?, auto_increment_offset = ?',
   createDatabase: (database: string) =>
     `CREATE DATABASE IF NOT EXISTS \`${database}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`,
@@ -122,9 +126,26 @@ export const sql = {
   listDuplicatedEmails: 'SELECT email, COUNT(*) FROM users GROUP BY email HAVING COUNT(*) > 1',
   /** The index that refuses a second user with the same email (UNIQUE_EMAIL=on). */
   addUniqueEmail: addIndex('users_email_unique', 'email', 'UNIQUE INDEX'),
+  /**
+   * IDEMPOTENCY=on: a key's first answer, written in the transaction of the create it answers, so it
+   * exists exactly when the create does, on every node. Only `created_at` within the retention counts.
+   */
+  recordIdempotencyKey: 'INSERT INTO idempotency_keys (idem_key, request_hash, status, body, location) VALUES (?, ?, ?, ?, ?)',
+  idempotencyRecord:
+    'SELECT request_hash, status, body, location FROM idempotency_keys WHERE idem_key = ? AND created_at > NOW(6) - INTERVAL ? SECOND',
+  /** A key past its retention is free again: its row goes before the key is recorded anew. */
+  dropExpiredIdempotencyKey: 'DELETE FROM idempotency_keys WHERE idem_key = ? AND created_at <= NOW(6) - INTERVAL ? SECOND',
+  pruneIdempotencyKeys: 'DELETE FROM idempotency_keys WHERE created_at <= NOW(6) - INTERVAL ? SECOND LIMIT 1000',
   /** Not run by the service: how an operator allows duplicates again. */
   dropUniqueEmail: 'ALTER TABLE users DROP INDEX users_email_unique',
 } as const;
+
+/** IDEMPOTENCY=on: each Idempotency-Key's first answer (the key compared byte for byte) and when it was given. */
+const idempotencyKeysTable =
+  'CREATE TABLE IF NOT EXISTS idempotency_keys (idem_key VARBINARY(255) NOT NULL PRIMARY KEY, request_hash BINARY(32) NOT NULL, ' +
+  'status SMALLINT NOT NULL, body TEXT NOT NULL, location VARCHAR(255) NULL, ' +
+  'created_at TIMESTAMP(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6), INDEX idempotency_keys_created_at (created_at)) ' +
+  'ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci';
 
 /** A schema change after schema.sql's base table, applied once per database (startup/migrations.ts). */
 export type Migration = IndexMigration | TableMigration;
@@ -133,8 +154,8 @@ interface MigrationStep {
   version: number;
   name: string;
   statement: string;
-  /** Applied only where the feature is on: the tables of change events exist only once EVENTS is. */
-  feature?: 'events';
+  /** Applied only where the feature is on: the tables of change events exist only once EVENTS is, the keys' once IDEMPOTENCY is. */
+  feature?: keyof SchemaFeatures;
 }
 
 export interface IndexMigration extends MigrationStep {
@@ -163,16 +184,19 @@ export const migrations: readonly Migration[] = [
   { version: 7, name: 'create_webhook_endpoints', feature: 'events', statement: eventTables.webhookEndpoints },
   { version: 8, name: 'create_webhook_deliveries', feature: 'events', statement: eventTables.webhookDeliveries },
   { version: 9, name: 'create_event_batches', feature: 'events', statement: eventTables.eventBatches },
+  { version: 10, name: 'create_idempotency_keys', feature: 'idempotency', statement: idempotencyKeysTable },
 ];
 
 /** The optional parts of the schema that are in use. */
 export interface SchemaFeatures {
   events: boolean;
+  /** Absent counts as off. */
+  idempotency?: boolean;
 }
 
 /** The migrations that apply with these features, in order. */
 export function migrationsFor(features: SchemaFeatures): Migration[] {
-  return migrations.filter((migration) => migration.feature === undefined || features[migration.feature]);
+  return migrations.filter((migration) => migration.feature === undefined || features[migration.feature] === true);
 }
 
 /** An index addition as a server that refuses to build it online runs it: its own choice of algorithm and lock. */

@@ -55,6 +55,12 @@ export const messages = {
   lastEventIdNotInteger: 'Last-Event-ID must be a non-negative integer',
   /** EVENTS=on: resuming from before the events already pruned: the client must read the current state again. */
   eventsGone: 'Events after this id are no longer kept',
+  /** IDEMPOTENCY=on: an Idempotency-Key that is empty, longer than 255 characters, or not visible ASCII. */
+  invalidIdempotencyKey: 'Idempotency-Key must be 1-255 visible ASCII characters',
+  /** IDEMPOTENCY=on: the key's first request is still being answered. */
+  idempotencyKeyInFlight: 'A request with this Idempotency-Key is still in progress',
+  /** IDEMPOTENCY=on: the key was first used with another body. */
+  idempotencyKeyReused: 'Idempotency-Key already used with a different request body',
   userCreated: 'User created successfully',
   userUpdated: 'User updated successfully',
   userDeleted: 'User deleted successfully',

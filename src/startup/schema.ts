@@ -20,6 +20,8 @@ export interface SchemaOptions {
   signal?: AbortSignal;
   /** EVENTS=on: the tables of change events are migrations too. */
   events?: boolean;
+  /** IDEMPOTENCY=on: so is the table of Idempotency-Keys. */
+  idempotency?: boolean;
   /** Told once the database answered: from then on the schema is being put in place. */
   reached?: () => void;
 }
@@ -58,7 +60,7 @@ export function ensureSchema(db: DbConfig, options: SchemaOptions, connectTimeou
         logger,
         async () => ({
           table,
-          ...(await applyMigrations(session, logger, { events: options.events ?? false })),
+          ...(await applyMigrations(session, logger, { events: options.events ?? false, idempotency: options.idempotency ?? false })),
           uniqueEmail: await reconcileUniqueEmail(session, options.uniqueEmail, logger),
         }),
         options.signal,

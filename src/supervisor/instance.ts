@@ -140,6 +140,7 @@ export async function runInstance(config: Config, logger: Logger): Promise<void>
     integrity: { validateEmail: config.validateEmail, uniqueEmail: config.uniqueEmail },
     auth: config.auth,
     ...(config.events ? { events: config.events } : {}),
+    ...(config.idempotency ? { idempotency: config.idempotency } : {}),
     ...(config.metrics
       ? { metrics: { onApiPort: config.metricsPort === undefined, ...(worker ? { read: () => askPrimary() } : {}) } }
       : {}),

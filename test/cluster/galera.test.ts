@@ -103,8 +103,9 @@ describe('a 3-node Galera cluster behind the service (WORKERS=2, DB_HOST listing
     await sleep(LOAD_MS - (performance.now() - loadStart));
     await rejoined;
     const rejoinedAt = performance.now();
-    // After the rejoin the service moves back to node 1 once its health check passes; load goes on across that.
-    await sleep(3000);
+    // After the rejoin the service moves back to node 1 once it has passed its health checks for 3 s; load goes on across that.
+    await waitUntil('the service to use node 1 again', async () => (await connectionsTo(cluster.nodes[0]!, database)) > 0, { timeoutMs: 30_000 });
+    await sleep(1000);
     await load.stop();
     const endedAt = performance.now();
 

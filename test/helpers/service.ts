@@ -1,5 +1,5 @@
 import { createApp, type App, type Integrity, type MetricsOptions } from '../../src/app.js';
-import type { ApiCompat, AuthSettings, EventSettings, GuessingLimits, RateLimitSettings } from '../../src/config/environment.js';
+import type { ApiCompat, AuthSettings, EventSettings, GuessingLimits, IdempotencySettings, RateLimitSettings } from '../../src/config/environment.js';
 import type { PoolTuning } from '../../src/db/pool-tuning.js';
 import type { StreamLimits } from '../../src/events/stream/event-stream.js';
 import { serverLimits, type ServerLimits } from '../../src/http/server.js';
@@ -38,6 +38,8 @@ export interface ServiceOptions {
   events?: EventSettings;
   /** How often expired events are pruned (one minute unless given). */
   eventsPruneIntervalMs?: number;
+  /** IDEMPOTENCY; off unless given. */
+  idempotency?: IdempotencySettings;
   /** The event stream's intervals and bounds (the production ones unless given). */
   eventStream?: Partial<StreamLimits>;
   /** False: the schema is never set up, so the service answers as it does before its migrations are applied. */
@@ -68,6 +70,7 @@ export async function startService(label: string, options: ServiceOptions = {}):
     ...(options.integrity ? { integrity: { validateEmail: false, uniqueEmail: false, ...options.integrity } } : {}),
     ...(options.auth ? { auth: options.auth } : {}),
     ...(options.events ? { events: options.events } : {}),
+    ...(options.idempotency ? { idempotency: options.idempotency } : {}),
     ...(options.eventsPruneIntervalMs === undefined ? {} : { eventsPruneIntervalMs: options.eventsPruneIntervalMs }),
     ...(options.eventStream ? { eventStream: options.eventStream } : {}),
   });

@@ -319,7 +319,21 @@ const metricsCases: Case[] = [
   ),
 ];
 
-/** A service with VALIDATE_EMAIL=on and UNIQUE_EMAIL=on: a malformed email is 400, another user's email 409. */
+/** The same Idempotency-Key with one body, then another: the second's answer. */
+const keyReused = async (baseUrl: string): Promise<ApiResponse> => {
+  const headers = { 'idempotency-key': `reused-${Date.now()}` };
+  await request(baseUrl, 'POST', '/api/users', { json: { name: 'Kim', email: 'kim@example.com' }, headers });
+  return request(baseUrl, 'POST', '/api/users', { json: { name: 'Kim Other', email: 'kim@example.com' }, headers });
+};
+
+/** One Idempotency-Key on several requests at once: one that arrived while the first was still being answered (409), if any. */
+const keyInFlight = async (baseUrl: string): Promise<ApiResponse> => {
+  const headers = { 'idempotency-key': `in-flight-${Date.now()}` };
+  const answers = await Promise.all(Array.from({ length: 8 }, () => request(baseUrl, 'POST', '/api/users', { json: { name: 'Lee', email: 'lee@example.com' }, headers })));
+  return answers.find((answer) => answer.status === 409) ?? answers[0]!;
+};
+
+/** A service with VALIDATE_EMAIL=on, UNIQUE_EMAIL=on and IDEMPOTENCY=on: a malformed email is 400, another user's email 409, a reused key 422. */
 const integrityCases: Case[] = [
   row('createUser', 'POST /api/users with email not-an-email (VALIDATE_EMAIL=on) -> 400 invalidEmail', [400, 'invalidEmail'], send('POST', '/api/users', { name: 'Ann', email: 'not-an-email' }), 'integrity'),
   row('updateUser', 'PUT /api/users/1 with email not-an-email (VALIDATE_EMAIL=on) -> 400 invalidEmail', [400, 'invalidEmail'], send('PUT', '/api/users/1', { name: 'Ann', email: 'not-an-email' }), 'integrity'),
@@ -327,6 +341,9 @@ const integrityCases: Case[] = [
   row('createUser', "POST /api/users with Jane's email in capitals (UNIQUE_EMAIL=on) -> 409 emailInUse", [409, 'emailInUse'], send('POST', '/api/users', { name: 'Jane Again', email: 'JANE@example.com' }), 'integrity'),
   row('updateUser', "PUT /api/users/1 with Jane's email (UNIQUE_EMAIL=on) -> 409 emailInUse", [409, 'emailInUse'], send('PUT', '/api/users/1', { name: 'John Doe', email: 'jane@example.com' }), 'integrity'),
   row('patchUser', "PATCH /api/users/1 with Jane's email (UNIQUE_EMAIL=on) -> 409 emailInUse", [409, 'emailInUse'], sendPatch('/api/users/1', { email: 'Jane@Example.com' }), 'integrity'),
+  row('createUser', 'POST /api/users with an empty Idempotency-Key (IDEMPOTENCY=on) -> 400 invalidIdempotencyKey', [400, 'invalidIdempotencyKey'], send('POST', '/api/users', { name: 'Ida', email: 'ida@example.com' }, { 'idempotency-key': '' }), 'integrity'),
+  row('createUser', 'POST /api/users with an Idempotency-Key first used with another body (IDEMPOTENCY=on) -> 422 idempotencyKeyReused', [422, 'idempotencyKeyReused'], keyReused, 'integrity'),
+  row('createUser', 'POST /api/users with an Idempotency-Key whose first request is in progress (IDEMPOTENCY=on) -> 409 idempotencyKeyInFlight', [409, 'idempotencyKeyInFlight'], keyInFlight, 'integrity'),
 ];
 
 /** The head and first bytes of an event stream, then the client hangs up: a stream does not end by itself. */

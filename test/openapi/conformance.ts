@@ -153,7 +153,7 @@ export function runConformance(mode: ApiCompat): void {
   describe('with VALIDATE_EMAIL=on and UNIQUE_EMAIL=on', () => {
     let strict: RunningService;
     before(async () => {
-      strict = await startService(`openapi_strict_${mode}`, { ...options, integrity: { validateEmail: true, uniqueEmail: true } });
+      strict = await startService(`openapi_strict_${mode}`, { ...options, integrity: { validateEmail: true, uniqueEmail: true }, idempotency: { ttlSeconds: 86_400 } });
     });
     after(() => strict?.close());
     runCases('integrity', () => strict.baseUrl);

@@ -5,11 +5,13 @@ import { retryPauseMs, wasRolledBack } from '../../src/db/mysql-errors.js';
 
 const row = (name: string, value: string) => ({ Variable_name: name, Value: value });
 
-describe('a database server is usable unless it is a Galera node that is not ready and Synced', () => {
+describe('a database server is usable unless it is a Galera node that is not ready, Synced and Primary', () => {
   const rows: Array<[string, ReturnType<typeof row>[], ReturnType<typeof row>[], boolean]> = [
     ['MySQL (no wsrep variables)', [], [], true],
     ['MariaDB without Galera (wsrep_on OFF)', [row('wsrep_on', 'OFF')], [row('wsrep_ready', 'OFF')], true],
-    ['Galera, ready and Synced', [row('wsrep_on', 'ON')], [row('wsrep_ready', 'ON'), row('wsrep_local_state_comment', 'Synced')], true],
+    ['Galera, ready, Synced and Primary', [row('wsrep_on', 'ON')], [row('wsrep_ready', 'ON'), row('wsrep_local_state_comment', 'Synced'), row('wsrep_cluster_status', 'Primary')], true],
+    ['Galera, ready and Synced but non-Primary (cut off from the majority)', [row('wsrep_on', 'ON')], [row('wsrep_ready', 'ON'), row('wsrep_local_state_comment', 'Synced'), row('wsrep_cluster_status', 'non-Primary')], false],
+    ['Galera, ready and Synced, cluster status not reported', [row('wsrep_on', 'ON')], [row('wsrep_ready', 'ON'), row('wsrep_local_state_comment', 'Synced')], false],
     ['Galera, joining', [row('wsrep_on', 'ON')], [row('wsrep_ready', 'OFF'), row('wsrep_local_state_comment', 'Joining')], false],
     ['Galera, donor', [row('wsrep_on', 'ON')], [row('wsrep_ready', 'ON'), row('wsrep_local_state_comment', 'Donor/Desynced')], false],
     ['Galera, not ready though Synced', [row('wsrep_on', 'ON')], [row('wsrep_ready', 'OFF'), row('wsrep_local_state_comment', 'Synced')], false],
@@ -33,6 +35,11 @@ describe('statements the server rolled back whole are run again; others are not'
   for (const [label, error, retried] of rows) {
     test(`${label} -> ${retried ? 'run again' : 'not run again'}`, () => assert.equal(wasRolledBack(error), retried));
   }
+
+  test('1047 once a write or its commit reached the node -> not run again: it may have replicated before the node left', () => {
+    assert.equal(wasRolledBack({ errno: 1047, sqlState: '08S01' }, true), false);
+    assert.equal(wasRolledBack({ errno: 1213, sqlState: '40001' }, true), true);
+  });
 
   test('the pause before running again is short and random', () => {
     const pauses = Array.from({ length: 50 }, retryPauseMs);

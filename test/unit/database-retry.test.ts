@@ -65,6 +65,15 @@ describe('Database: statements the server rolled back whole run again; others do
     assert.equal(statements(), 2);
   });
 
+  test('a write answered 1047 (its node left the primary component while it replicated) is never run again: outcome unknown', async () => {
+    const { source, statements } = fakeSource([notReady(), { affectedRows: 1 }]);
+    await assert.rejects(
+      new Database(source, 4000, 60_000).write('INSERT INTO users (name, email) VALUES (?, ?)', ['a', 'b']),
+      (error: unknown) => error instanceof StorageError && error.kind === 'unknown outcome',
+    );
+    assert.equal(statements(), 1);
+  });
+
   test('a write whose connection was lost after sending is never run again: 500, outcome unknown', async () => {
     const { source, statements } = fakeSource([connectionLost(), { affectedRows: 1 }]);
     await assert.rejects(new Database(source, 4000, 60_000).write('INSERT INTO users (name, email) VALUES (?, ?)', ['a', 'b']), StorageError);

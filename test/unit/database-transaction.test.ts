@@ -8,6 +8,8 @@ import { StorageError } from '../../src/errors/storage-error.js';
 
 const deadlock = () => Object.assign(new Error('Deadlock found'), { errno: 1213, sqlState: '40001' });
 const connectionLost = () => Object.assign(new Error('Connection lost: The server closed the connection.'), { code: 'PROTOCOL_CONNECTION_LOST', fatal: true });
+const notPrimary = () => Object.assign(new Error('WSREP has not yet prepared node for application use'), { errno: 1047, sqlState: '08S01' });
+const duringCommit = () => Object.assign(new Error('Got error 6 during COMMIT'), { errno: 1180, sqlState: 'HY000' });
 const refused = () => Object.assign(new Error('Data too long'), { errno: 1406, sqlState: '22001' });
 
 /**
@@ -76,6 +78,20 @@ describe('Database.transaction: commits once, runs again only when nothing can h
     await assert.rejects(twoStatements(db), StorageError);
     assert.deepEqual(log, ['begin', 'A', 'B', 'commit']);
   });
+
+  test('a node that left the primary component (1047) before the commit: nothing can have replicated, the transaction runs again', async () => {
+    const { db, log } = fakeSource({ B: [notPrimary()] });
+    assert.equal(await twoStatements(db), 'done');
+    assert.deepEqual(log, ['begin', 'A', 'B', 'rollback', 'begin', 'A', 'B', 'commit']);
+  });
+
+  for (const [name, error] of [['1047, the node left the primary component', notPrimary], ['1180, ER_ERROR_DURING_COMMIT', duringCommit]] as const) {
+    test(`a commit answered ${name} is never run again: the other nodes may have committed it; outcome unknown`, async () => {
+      const { db, log } = fakeSource({ commit: [error()] });
+      await assert.rejects(twoStatements(db), (caught: unknown) => caught instanceof StorageError && caught.kind === 'unknown outcome');
+      assert.deepEqual(log.filter((step) => step !== 'rollback'), ['begin', 'A', 'B', 'commit']);
+    });
+  }
 
   test('a statement refused for good rolls back and fails without running again', async () => {
     const { db, log } = fakeSource({ A: [refused()] });

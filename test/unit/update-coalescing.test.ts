@@ -14,6 +14,7 @@ function recordingWrites() {
   const writes: UserWrites = {
     createAll: async (users: readonly NewUser[]) => users.map((_, i) => i + 1),
     createOne: async () => 1,
+    createWith: async () => 1,
     updateAll: async (users) => {
       calls.push({ kind: 'all', users: [...users] });
       return true;

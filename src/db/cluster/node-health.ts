@@ -7,13 +7,15 @@ export interface ReplicationStatus {
   galera: boolean;
   /** wsrep_ready is ON and wsrep_local_state_comment is Synced. */
   synced: boolean;
+  /** wsrep_cluster_status is Primary: the node is in the component that may commit. */
+  primary: boolean;
 }
 
 type VariableRow = { Variable_name: string; Value: string };
 
-/** A server can take statements if it is no Galera node, or one that is ready and Synced. */
+/** A server can take statements if it is no Galera node, or one that is ready, Synced and in the primary component. */
 export function isUsable(status: ReplicationStatus): boolean {
-  return !status.galera || status.synced;
+  return !status.galera || (status.synced && status.primary);
 }
 
 /** Reads the two SHOW results of statements.ts into a status. */
@@ -23,12 +25,21 @@ export function replicationStatus(enabled: VariableRow[], state: VariableRow[]):
   return {
     galera: value(enabled, 'wsrep_on')?.toUpperCase() === 'ON',
     synced: value(state, 'wsrep_ready')?.toUpperCase() === 'ON' && value(state, 'wsrep_local_state_comment') === 'Synced',
+    primary: value(state, 'wsrep_cluster_status') === 'Primary',
   };
 }
 
+/** Why a server failed its check, for the log line; undefined when it passed. */
+export type HealthFailure = string | undefined;
+
+/** A node joining, or a donor: it still answers what it runs, it only should not be given more. */
+export const NOT_SYNCED = 'Galera node not ready and Synced';
+
 /**
  * Checks one server on a connection of its own, kept between checks: it must answer within
- * `timeoutMs` and be usable (isUsable). A failed check drops the connection; the next one reconnects.
+ * `timeoutMs` (a timer of its own: a frozen server accepts TCP connections and answers nothing,
+ * and neither TCP nor the driver would give up for long) and be usable (isUsable). A failed check
+ * drops the connection; the next one reconnects.
  */
 export class NodeHealthCheck {
   private connection: Promise<Connection> | undefined;
@@ -39,22 +50,33 @@ export class NodeHealthCheck {
     private readonly timeoutMs: number,
   ) {}
 
-  async usable(): Promise<boolean> {
-    try {
-      const connection = await (this.connection ??= this.connect());
-      const enabled = await this.query(connection, sql.replicationEnabled);
-      const state = await this.query(connection, sql.replicationState);
-      return isUsable(replicationStatus(enabled, state));
-    } catch {
-      this.close();
-      return false;
-    }
+  async failure(): Promise<HealthFailure> {
+    let timer: NodeJS.Timeout | undefined;
+    const tooLate = new Promise<HealthFailure>((resolve) => {
+      timer = setTimeout(() => resolve(`no answer within ${this.timeoutMs} ms`), this.timeoutMs);
+    });
+    const failure = await Promise.race([this.statusFailure(), tooLate]);
+    clearTimeout(timer);
+    if (failure !== undefined) this.close();
+    return failure;
   }
 
   close(): void {
     const connection = this.connection;
     this.connection = undefined;
     connection?.then((opened) => opened.destroy(), () => {});
+  }
+
+  private async statusFailure(): Promise<HealthFailure> {
+    try {
+      const connection = await (this.connection ??= this.connect());
+      const enabled = await this.query(connection, sql.replicationEnabled);
+      const status = replicationStatus(enabled, await this.query(connection, sql.replicationState));
+      if (isUsable(status)) return undefined;
+      return status.primary ? NOT_SYNCED : 'Galera node not in the primary component';
+    } catch {
+      return 'no answer';
+    }
   }
 
   private async connect(): Promise<Connection> {

@@ -10,6 +10,8 @@ import { userNotFound as updateMissing, type CompatErrors } from './compat.js';
 import type { WriteOutcome } from '../storage/conditional-writes.js';
 import { etagOf, ifMatch, ifNoneMatch, tagMatches } from '../rules/etag.js';
 import { isIdSegment, storableId } from '../rules/id.js';
+import { idempotencyKeyOf, requestHash } from '../rules/idempotency-key.js';
+import type { KeptAnswer } from '../storage/idempotent-creates.js';
 import { sendUserList } from './list-response.js';
 import { sendFoundUsers } from './find-response.js';
 import type { ListCursors } from '../rules/list-cursor.js';
@@ -31,15 +33,20 @@ export interface UserRouteDeps {
   validate: UserValidation;
   /** What AUTH asks of each operation: a bearer token and its scope, or nothing. */
   access: UserAccess;
+  /** IDEMPOTENCY=on: creates honour an Idempotency-Key header. */
+  idempotency?: boolean;
 }
 
 const created = JSON.stringify({ message: messages.userCreated });
 const updated = JSON.stringify({ message: messages.userUpdated });
 const deleted = JSON.stringify({ message: messages.userDeleted });
 const preconditionFailed = new HttpError(412, messages.preconditionFailed);
+const keyInFlight = new HttpError(409, messages.idempotencyKeyInFlight);
+const keyReused = new HttpError(422, messages.idempotencyKeyReused);
+const replayed = { 'Idempotent-Replayed': 'true' };
 
 export function registerUserRoutes(router: Router<Handler>, deps: UserRouteDeps): void {
-  const { store, byPassword, errors, cursors, validate, access } = deps;
+  const { store, byPassword, errors, cursors, validate, access, idempotency = false } = deps;
   const byId = { id: isIdSegment };
 
   /** The list, once the caller is let in: by `pwd`, or by a bearer token where AUTH=all takes one. */
@@ -52,9 +59,18 @@ export function registerUserRoutes(router: Router<Handler>, deps: UserRouteDeps)
   router.add('GET', '/api/users', access.list(byPassword(listUsers), listUsers));
 
   router.add('POST', '/api/users', access.write(async ({ req, res, requestId }) => {
+    const key = idempotency ? idempotencyKeyOf(req.headers['idempotency-key']) : undefined;
     const { name, email } = validate.input(await readJsonObject(req, res));
-    const id = await store.create(name, email, requestId);
-    sendJson(res, 201, created, { Location: `/api/users/${id}` });
+    if (key === undefined) {
+      const id = await store.create(name, email, requestId);
+      return sendJson(res, 201, created, { Location: `/api/users/${id}` });
+    }
+    const user = { name, email, ...(requestId === undefined ? {} : { requestId }) };
+    const outcome = await store.createOnce(key, requestHash(name, email), user, createdAnswer);
+    if (outcome.kind === 'in-flight') throw keyInFlight;
+    if (outcome.kind === 'reused') throw keyReused;
+    const { status, body, location } = outcome.answer;
+    sendJson(res, status, body, { ...(location === null ? {} : { Location: location }), ...(outcome.kind === 'replayed' ? replayed : {}) });
   }));
 
   router.add('GET', '/api/users/:id', access.readOne(async ({ req, res, params }) => {
@@ -96,6 +112,11 @@ export function registerUserRoutes(router: Router<Handler>, deps: UserRouteDeps)
     if (!found) throw errors.deleteMissing;
     sendJson(res, 200, deleted);
   }), byId);
+}
+
+/** A new user's answer, kept with its Idempotency-Key. */
+function createdAnswer(id: number): KeptAnswer {
+  return { status: 201, body: created, location: `/api/users/${id}` };
 }
 
 /** A conditional write's answer: success with the user's new ETag (if it still exists); else the refusal its outcome calls for. */

@@ -1,5 +1,5 @@
 import { padded, paddedSize } from '../../db/batcher.js';
-import type { Database } from '../../db/database.js';
+import type { Database, StatementRunner } from '../../db/database.js';
 import type { Deadline } from '../../db/deadline.js';
 import { sql } from '../../db/statements.js';
 import { StorageError } from '../../errors/storage-error.js';
@@ -18,6 +18,14 @@ export class PlainWrites implements UserWrites {
 
   async createOne(user: NewUser, deadline: Deadline): Promise<number> {
     return (await this.db.write(sql.createUser, [user.name, user.email], deadline)).insertId;
+  }
+
+  createWith(user: NewUser, deadline: Deadline, also: (run: StatementRunner, id: number) => Promise<void>): Promise<number> {
+    return this.db.transaction(async (run) => {
+      const { insertId } = await run(sql.createUser, [user.name, user.email]);
+      await also(run, insertId);
+      return insertId;
+    }, deadline);
   }
 
   /** One statement leaves each user as its last change does (as if they ran in order). */

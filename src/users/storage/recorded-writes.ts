@@ -49,11 +49,16 @@ export class RecordedWrites implements UserWrites {
     return ids.map((row) => row.id);
   }
 
-  async createOne(user: NewUser, deadline: Deadline): Promise<number> {
+  createOne(user: NewUser, deadline: Deadline): Promise<number> {
+    return this.createWith(user, deadline, async () => {});
+  }
+
+  async createWith(user: NewUser, deadline: Deadline, also: (run: StatementRunner, id: number) => Promise<void>): Promise<number> {
     const id = await this.db.transaction(async (run) => {
       const { insertId } = await run(sql.createUser, [user.name, user.email]);
       const times = await creationTimes(run, [insertId]);
       await recordBatch(run, [written('user.created', insertId, user, times.get(insertId) ?? null)]);
+      await also(run, insertId);
       return insertId;
     }, deadline);
     this.committed();

@@ -10,11 +10,15 @@ import type { UserPage } from './page-read.js';
 import type { StoreObserver } from './store-observer.js';
 import { UserList, type ListTurn, type StreamedList } from './user-list.js';
 import { PlainWrites } from './plain-writes.js';
+import { counted } from './observed-operations.js';
+import { IdempotentCreates, type KeptAnswer, type KeyedOutcome } from './idempotent-creates.js';
 import { RecordedWrites, type EventRecording } from './recorded-writes.js';
 import { UserRecords } from './user-records.js';
 import type { TagCondition } from '../rules/etag.js';
 import type { ListFilter, ListPage, ListRequest } from '../rules/list-query.js';
 import type { UserRow } from '../rules/user.js';
+import type { NewUser } from './user-writes.js';
+import { emailConflict } from './user-records.js';
 
 /**
  * The users table on one set of connections: single users (UserRecords) and the list (UserList),
@@ -25,17 +29,22 @@ export class UserStore {
   private readonly records: UserRecords;
   private readonly list: UserList;
   private readonly emails: EmailLookups;
+  private readonly keyed: IdempotentCreates | undefined;
+  private readonly observer: StoreObserver | undefined;
 
   /**
    * With `events` (EVENTS=on) every change writes its events in its own transaction, and
-   * `events.committed` is told after each commit that recorded some.
+   * `events.committed` is told after each commit that recorded some. With `idempotencyTtlSeconds`
+   * (IDEMPOTENCY=on) creates may carry an Idempotency-Key (createOnce).
    */
-  constructor(pool: ConnectionSource, tuning: PoolTuning = defaultTuning, observer?: StoreObserver, events?: EventRecording) {
+  constructor(pool: ConnectionSource, tuning: PoolTuning = defaultTuning, observer?: StoreObserver, events?: EventRecording, idempotencyTtlSeconds?: number) {
     this.db = new Database(pool, tuning.operationTimeoutMs, tuning.trustAnsweredWithinMs);
     const writes = events ? new RecordedWrites(this.db, events.committed) : new PlainWrites(this.db);
+    this.observer = observer;
     this.records = new UserRecords(this.db, writes, tuning, observer);
     this.list = new UserList(this.db, tuning, observer);
     this.emails = new EmailLookups(this.db, tuning, observer);
+    this.keyed = idempotencyTtlSeconds === undefined ? undefined : new IdempotentCreates(this.db, writes, idempotencyTtlSeconds);
   }
 
   get(id: number): Promise<UserRow | undefined> {
@@ -45,6 +54,15 @@ export class UserStore {
   /** The new user's id. `requestId` names the request in the change's event. */
   create(name: string, email: string, requestId?: string): Promise<number> {
     return this.records.create({ name, email, requestId });
+  }
+
+  /**
+   * A create under an Idempotency-Key (see IdempotentCreates): `answerFor` is the answer a new user
+   * gets, kept with the key. Without IDEMPOTENCY=on, a plain create whose answer is never kept.
+   */
+  async createOnce(key: string, requestHash: Buffer, user: NewUser, answerFor: (id: number) => KeptAnswer): Promise<KeyedOutcome> {
+    if (!this.keyed) return { kind: 'created', answer: answerFor(await this.records.create(user)) };
+    return counted(this.observer, 'create', this.keyed.create(key, requestHash, user, answerFor).catch(emailConflict));
   }
 
   /** False when no user has the id. */

@@ -99,8 +99,9 @@ export class UserRecords {
    * refuses it (a value too long, an email already taken), nothing was stored, so each row is tried
    * alone (its id is the statement's insert id) and only the culprits fail; a server without
    * RETURNING (MySQL) refuses it as a syntax error and gets single inserts from then on. If the
-   * outcome is unknown (connection lost, timeout), every caller is told it failed: none is told a
-   * success that was not confirmed.
+   * outcome is unknown (connection lost, timeout, or an error a Galera node gives when it leaves the
+   * cluster during the commit: mysql-errors.ts), every caller is told it failed and no row is sent
+   * again: the batch may be committed on the other nodes, and a second run would store it twice.
    */
   private async createBatch(batch: ReadonlyArray<Pending<NewUser, number>>): Promise<void> {
     const deadline = this.deadlineOf(batch);
@@ -165,6 +166,6 @@ export class UserRecords {
  * A refused write's failure as the routes see it: a duplicate key is an email another user has,
  * since users_email_unique is the only unique key besides the id, which no write sets.
  */
-function emailConflict(error: unknown): never {
+export function emailConflict(error: unknown): never {
   throw error instanceof StorageError && error.kind === 'duplicate' ? new ConflictError(messages.emailInUse) : error;
 }

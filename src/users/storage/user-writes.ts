@@ -1,4 +1,5 @@
 import type { UserRow } from '../rules/user.js';
+import type { StatementRunner } from '../../db/database.js';
 import type { Deadline } from '../../db/deadline.js';
 
 export interface NewUser {
@@ -25,6 +26,8 @@ export interface UserWrites {
   /** One statement stores every user or none; their ids in the order given (MariaDB's INSERT ... RETURNING). */
   createAll(users: readonly NewUser[], deadline: Deadline): Promise<number[]>;
   createOne(user: NewUser, deadline: Deadline): Promise<number>;
+  /** createOne in a transaction that also runs `also` with the new id: both are committed, or neither. */
+  createWith(user: NewUser, deadline: Deadline, also: (run: StatementRunner, id: number) => Promise<void>): Promise<number>;
   /**
    * Changes in arrival order, several of them maybe of one user: each user ends as its last change
    * leaves it, as if they ran in order (and with events each change is recorded). True when every

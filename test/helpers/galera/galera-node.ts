@@ -153,6 +153,16 @@ export class GaleraNode {
     await this.server.exited;
   }
 
+  /** SIGSTOP: the node stops answering, its connections stay open (a long pause, a hung VM). */
+  freeze(): void {
+    if (this.server && this.running) process.kill(this.server.pid, 'SIGSTOP');
+  }
+
+  /** SIGCONT after freeze(): the node goes on where it stopped. */
+  thaw(): void {
+    if (this.server && this.running) process.kill(this.server.pid, 'SIGCONT');
+  }
+
   /** For process exit handlers, which cannot wait. */
   killNow(): void {
     if (!this.server || !this.running) return;

@@ -1,0 +1,141 @@
+import assert from 'node:assert/strict';
+import { after, afterEach, before, describe, test } from 'node:test';
+import type { ChildService } from '../helpers/child-service.js';
+import { galeraAvailable, startGaleraCluster, type GaleraCluster } from '../helpers/galera/galera-cluster.js';
+import type { GaleraNode } from '../helpers/galera/galera-node.js';
+import { request } from '../helpers/http.js';
+import { pollUntil, waitUntil } from '../helpers/poll-until.js';
+import { idsByEmail, scenarioDatabase, spawnClusterService, usersOn } from './support/cluster-service.js';
+import { MixedLoad, type Outcome } from './support/mixed-load.js';
+
+const CLIENTS = 8;
+/** Answers to requests sent after the node was left that the test waits for before judging them. */
+const ANSWERS_AFTER_LEAVING = 60;
+
+let cluster: GaleraCluster;
+const services: ChildService[] = [];
+const loads: MixedLoad[] = [];
+
+const skip = !galeraAvailable() && 'galera-4 or rsync not installed';
+
+// One cluster for the file: starting one takes a while, and two at once would crowd two cores.
+before(async () => {
+  if (skip) return;
+  cluster = await startGaleraCluster(3);
+});
+after(async () => {
+  for (const load of loads.splice(0)) await load.stop();
+  for (const child of services.splice(0)) await child.process.stop();
+  for (const node of cluster?.nodes ?? []) node.thaw();
+  await cluster?.stop();
+});
+
+async function service(database: string, env: Record<string, string> = {}): Promise<ChildService> {
+  const started = await spawnClusterService(cluster, [0, 1, 2], database, { WORKERS: '1', ...env });
+  services.push(started);
+  return started;
+}
+
+/** The service's log lines about one server, by message, in the order written. */
+function serverLines(child: ChildService, node: GaleraNode): Array<Record<string, unknown>> {
+  const name = `127.0.0.1:${node.ports.sql}`;
+  return child.process.entries().filter((entry) => entry.server === name);
+}
+
+async function status(node: GaleraNode, name: string): Promise<string | undefined> {
+  const rows = await node.query<Array<{ Value: string }>>('SHOW GLOBAL STATUS LIKE ?', [name]);
+  return rows[0]?.Value;
+}
+
+/** Every node holds each acknowledged create once, and each create not acknowledged at most once. */
+async function createsStoredOnce(load: MixedLoad, database: string): Promise<void> {
+  for (const node of cluster.nodes) {
+    const countByEmail = new Map<string, number>();
+    for (const user of await usersOn(node, database)) countByEmail.set(user.email, (countByEmail.get(user.email) ?? 0) + 1);
+    for (const email of load.acknowledgedCreates) assert.equal(countByEmail.get(email), 1, `${node.name}: acknowledged ${email} stored once`);
+    for (const email of load.unacknowledgedCreates) assert.ok((countByEmail.get(email) ?? 0) <= 1, `${node.name}: ${email} at most once`);
+  }
+}
+
+async function startLoad(baseUrl: string): Promise<MixedLoad> {
+  for (let i = 0; i < CLIENTS; i++) {
+    const res = await request(baseUrl, 'POST', '/api/users', { json: { name: MixedLoad.updatedName(i, 0), email: `client-${i}@example.com` } });
+    assert.equal(res.status, 201);
+  }
+  const ids = await idsByEmail(baseUrl);
+  const load = new MixedLoad(baseUrl, Array.from({ length: CLIENTS }, (_, i) => ({ id: ids.get(`client-${i}@example.com`)!, email: `client-${i}@example.com` })));
+  loads.push(load);
+  load.start();
+  await waitUntil('the load to be under way', () => load.outcomes.length >= 100, { timeoutMs: 30_000 });
+  return load;
+}
+
+const failures = (outcomes: Outcome[]) => outcomes.filter((outcome) => outcome.status !== 200 && outcome.status !== 201);
+
+describe('nodes that stop answering or leave the primary component (3-node Galera cluster, DB_HOST listing all)', { skip }, () => {
+  afterEach(async () => {
+    for (const load of loads.splice(0)) await load.stop();
+    for (const child of services.splice(0)) await child.process.stop();
+    for (const node of cluster.nodes) node.thaw();
+  });
+
+  test('node 1 frozen (SIGSTOP) under load: the service leaves it, every request sent after that succeeds, in-flight writes answer 500 never a wrong 2xx; after SIGCONT it is taken back only once healthy again', async () => {
+    const database = scenarioDatabase('frozen');
+    const child = await service(database);
+    const load = await startLoad(child.baseUrl);
+    const frozen = cluster.nodes[0]!;
+
+    frozen.freeze();
+    const leftAt = await pollUntil('the service to leave the frozen node', () =>
+      serverLines(child, frozen).some((entry) => entry.msg === 'database server left out') ? performance.now() : undefined,
+    { timeoutMs: 30_000 });
+    await waitUntil(`${ANSWERS_AFTER_LEAVING} answers to requests sent after the node was left`, () => load.outcomes.filter((outcome) => outcome.sentAt > leftAt).length >= ANSWERS_AFTER_LEAVING, { timeoutMs: 60_000 });
+    const sentAfterLeaving = load.outcomes.filter((outcome) => outcome.sentAt > leftAt && outcome.at < performance.now());
+    assert.deepEqual(failures(sentAfterLeaving).slice(0, 5), [], 'every request sent once the node was left succeeded, through the other nodes');
+    // The statements in flight on the frozen node were failed when it was left, not left to wait out their budget.
+    const failedLines = child.process.entries().filter((entry) => entry.msg === 'request failed').map((entry) => JSON.stringify(entry));
+    assert.ok(failedLines.some((line) => line.includes('DB_NODE_LEFT')), `a statement in flight on the frozen node was failed as it was left: ${failedLines.slice(0, 3).join('\n')}`);
+    assert.deepEqual(failedLines.filter((line) => line.includes('DB_DEADLINE_EXCEEDED') && line.includes('did not answer in time')), [], 'none waited out its time budget on the frozen node');
+
+    frozen.thaw();
+    await waitUntil('node 1 to be Synced again', async () => (await frozen.state().catch(() => undefined)) === 'Synced', { timeoutMs: 90_000 });
+    const readmitted = await pollUntil('the service to take node 1 back', () => serverLines(child, frozen).find((entry) => entry.msg === 'database server taken back'), { timeoutMs: 30_000 });
+    assert.ok(Number(readmitted.healthyForMs) >= 0, 'the line says how long it had been healthy');
+    const lines = serverLines(child, frozen).map((entry) => entry.msg);
+    assert.ok(lines.indexOf('database server left out') < lines.indexOf('database server taken back'), `left out, then taken back: ${lines.join(', ')}`);
+    const backAt = performance.now();
+    await waitUntil('answers after node 1 was taken back', () => load.outcomes.filter((outcome) => outcome.sentAt > backAt).length >= ANSWERS_AFTER_LEAVING, { timeoutMs: 30_000 });
+    await load.stop();
+    assert.deepEqual(failures(load.outcomes.filter((outcome) => outcome.sentAt > backAt)).slice(0, 5), [], 'no failure once it was back');
+    assert.deepEqual(load.outcomes.filter((outcome) => outcome.wrong).slice(0, 5), [], 'every failure a JSON 500/503, every read fresh');
+    await createsStoredOnce(load, database);
+    const errors = failures(load.outcomes);
+    console.log(`# frozen node: ${load.outcomes.length} answers, ${errors.length} errors (JSON 500/503, all sent before the node was left), ${load.acknowledgedCreates.size} creates acknowledged, ${load.unacknowledgedCreates.size} not`);
+  });
+
+  test('node 1 cut off from the other two (gmcast.isolate: non-primary) under load: left out at once, never read from or written to, every request sent after that succeeds; taken back once it rejoined', async () => {
+    const database = scenarioDatabase('nonprimary');
+    const child = await service(database);
+    const load = await startLoad(child.baseUrl);
+    const [isolated, other] = [cluster.nodes[0]!, cluster.nodes[1]!];
+
+    await isolated.query("SET GLOBAL wsrep_provider_options = 'gmcast.isolate=1'");
+    const left = await pollUntil('the service to leave the isolated node', () =>
+      serverLines(child, isolated).find((entry) => entry.msg === 'database server left out'),
+    { timeoutMs: 30_000 });
+    const leftAt = performance.now();
+    assert.equal(left.reason, 'Galera node not in the primary component');
+    await waitUntil(`${ANSWERS_AFTER_LEAVING} answers to requests sent after the node was left`, () => load.outcomes.filter((outcome) => outcome.sentAt > leftAt).length >= ANSWERS_AFTER_LEAVING, { timeoutMs: 60_000 });
+    assert.notEqual(await status(isolated, 'wsrep_cluster_status'), 'Primary', 'the node is still cut off');
+    const sentAfterLeaving = load.outcomes.filter((outcome) => outcome.sentAt > leftAt);
+    assert.deepEqual(failures(sentAfterLeaving).slice(0, 5), [], 'every request sent once the node was left succeeded');
+
+    await isolated.query("SET GLOBAL wsrep_provider_options = 'gmcast.isolate=0'");
+    await waitUntil('node 1 to rejoin and be Synced', async () => (await isolated.state().catch(() => undefined)) === 'Synced' && (await status(other, 'wsrep_cluster_size')) === '3', { timeoutMs: 90_000 });
+    await pollUntil('the service to take node 1 back', () => serverLines(child, isolated).find((entry) => entry.msg === 'database server taken back'), { timeoutMs: 30_000 });
+    await load.stop();
+    assert.deepEqual(load.outcomes.filter((outcome) => outcome.wrong).slice(0, 5), [], 'every failure a JSON 500/503, every read fresh');
+    await createsStoredOnce(load, database);
+    console.log(`# non-primary node: ${load.outcomes.length} answers, ${failures(load.outcomes).length} errors, ${load.acknowledgedCreates.size} creates acknowledged`);
+  });
+});
