@@ -5,17 +5,18 @@ import type { LogFields } from '../log/logger.js';
 /**
  * The start-up line's word on the optional features, each named whether on or off: AUTH (with how
  * many API keys API_KEYS_FILE holds, and where JWT keys come from), EVENTS, how many webhook
- * endpoints (never their URLs, which can carry a secret in their path or query), RATE_LIMIT and
- * WORKERS.
+ * endpoints (never their URLs, which can carry a secret in their path or query), IDEMPOTENCY,
+ * RATE_LIMIT and WORKERS.
  */
-export function featureSummary(config: Pick<Config, 'auth' | 'events' | 'rateLimit' | 'workers'>): LogFields {
-  const { auth, events, rateLimit, workers } = config;
+export function featureSummary(config: Pick<Config, 'auth' | 'events' | 'idempotency' | 'rateLimit' | 'workers'>): LogFields {
+  const { auth, events, idempotency, rateLimit, workers } = config;
   return {
     auth: auth.mode,
     ...(auth.apiKeysFile === undefined ? {} : { apiKeys: apiKeyCount(auth.apiKeysFile) }),
     ...(auth.jwt === undefined ? {} : { jwt: jwtSources(auth.jwt) }),
     events: events === undefined ? 'off' : 'on',
     webhookEndpoints: events?.webhooks?.urls.length ?? 0,
+    idempotency: idempotency === undefined ? 'off' : 'on',
     rateLimit: rateLimit === undefined ? 'off' : `${rateLimit.requests}/${rateLimit.windowSeconds}s`,
     workers,
   };

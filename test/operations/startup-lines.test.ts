@@ -46,7 +46,7 @@ describe('the lines of a start and a stop, in the order things happen', { concur
       assert.match(String(listening.schema), /not ready/, 'the listening line says the API does not serve yet');
       assert.deepEqual(
         listening.features,
-        { auth: 'off', events: 'off', webhookEndpoints: 0, rateLimit: 'off', workers: 1 },
+        { auth: 'off', events: 'off', webhookEndpoints: 0, idempotency: 'off', rateLimit: 'off', workers: 1 },
         'and names every optional feature, here all off',
       );
       const migrated = await service.logEntry('schema migrated');
@@ -56,7 +56,7 @@ describe('the lines of a start and a stop, in the order things happen', { concur
     }
   });
 
-  test('the start-up line names the optional features that are on: AUTH with how many API keys, EVENTS, how many webhook endpoints (never their URLs), RATE_LIMIT, WORKERS', async () => {
+  test('the start-up line names the optional features that are on: AUTH with how many API keys, EVENTS, how many webhook endpoints (never their URLs), IDEMPOTENCY, RATE_LIMIT, WORKERS', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'usvc-startup-lines-'));
     const keysFile = join(dir, 'api-keys');
     writeFileSync(keysFile, ['ci', 'ops'].map((name) => apiKeyLine(name, ['users:write'], apiKeyDigest(newApiKey()))).join('\n') + '\n');
@@ -67,12 +67,13 @@ describe('the lines of a start and a stop, in the order things happen', { concur
       EVENTS: 'on',
       WEBHOOK_URLS: secretUrls.join(','),
       WEBHOOK_SECRET: `whsec_${Buffer.alloc(32, 7).toString('base64')}`,
+      IDEMPOTENCY: 'on',
       RATE_LIMIT: '100/10s',
       WORKERS: '2',
     });
     try {
       const listening = await service.logEntry('listening', 30_000);
-      assert.deepEqual(listening.features, { auth: 'writes', apiKeys: 2, events: 'on', webhookEndpoints: 2, rateLimit: '100/10s', workers: 2 });
+      assert.deepEqual(listening.features, { auth: 'writes', apiKeys: 2, events: 'on', webhookEndpoints: 2, idempotency: 'on', rateLimit: '100/10s', workers: 2 });
       assert.doesNotMatch(JSON.stringify(listening), /s3cret|127\.0\.0\.1:9\//, 'no webhook URL, so no secret a URL may carry');
       await waitUntil('both workers to listen', () => messages(service).filter((msg) => msg === 'listening').length === 2);
       service.signal('SIGTERM');
