@@ -51,14 +51,17 @@ export type NodeState = Map<number, UserValue>;
 
 export const isWrite = (op: Op): boolean => op.kind === 'create' || op.kind === 'put' || op.kind === 'cas-put' || op.kind === 'cas-patch' || op.kind === 'delete';
 
-/** The ops of one user, from its acknowledged create on (creates without a known id belong to no user). */
+/** The ops of each user: those naming it, and the list pages showing it (creates without a known id belong to no user). */
 export function byUser(history: Op[]): Map<number, Op[]> {
   const users = new Map<number, Op[]>();
-  for (const op of history) {
-    if (op.userId === undefined) continue;
-    const ops = users.get(op.userId) ?? [];
+  const add = (userId: number, op: Op): void => {
+    const ops = users.get(userId) ?? [];
     ops.push(op);
-    users.set(op.userId, ops);
+    users.set(userId, ops);
+  };
+  for (const op of history) {
+    if (op.kind === 'list') for (const user of op.page ?? []) add(user.id, op);
+    else if (op.userId !== undefined) add(op.userId, op);
   }
   return users;
 }

@@ -1,0 +1,18 @@
+import type { FaultResult } from './run-fault.js';
+
+/** What a fault run prints for one fault: counts, anomalies by checker, and the first anomalies in words. */
+export function describeResult(result: FaultResult, shown = 5): string[] {
+  const checkers = Object.entries(result.byChecker).map(([name, count]) => `${name} ${count}`).join(', ');
+  const undecided = result.verdict.undecided.length > 0 ? `; linearizability undecided for ${result.verdict.undecided.length} users (search budget spent)` : '';
+  const lines = [`${result.fault}: ${result.operations} operations, ${result.acknowledged} acknowledged, ${result.unknown} unknown; anomalies: ${checkers}${undecided}`];
+  for (const anomaly of result.verdict.anomalies.slice(0, shown)) lines.push(`  ${anomaly.checker}: ${anomaly.message}`);
+  if (result.verdict.anomalies.length > shown) lines.push(`  ... and ${result.verdict.anomalies.length - shown} more`);
+  return lines;
+}
+
+/** The last line: `faults: <operations> operations, <anomalies> anomalies`. */
+export function summaryLine(results: FaultResult[]): string {
+  const operations = results.reduce((sum, result) => sum + result.operations, 0);
+  const anomalies = results.reduce((sum, result) => sum + result.verdict.anomalies.length, 0);
+  return `faults: ${operations} operations, ${anomalies} anomalies`;
+}
