@@ -24,9 +24,14 @@ export function markSafeToBootstrap(file: string): void {
   writeFileSync(file, text.replace(/^safe_to_bootstrap:.*$/m, 'safe_to_bootstrap: 1'));
 }
 
+/** A point in the cluster's history: its uuid and the seqno of the last write applied. */
+export interface Position {
+  uuid: string;
+  seqno: number;
+}
+
 /** The position `mariadbd --wsrep-recover` logs: `WSREP: Recovered position: <uuid>:<seqno>`; the last one in the log. */
-export function recoveredSeqno(log: string): number | undefined {
-  const found = [...log.matchAll(/Recovered position:\s*[0-9a-f-]+:(-?\d+)/g)];
-  const last = found.at(-1);
-  return last ? Number(last[1]) : undefined;
+export function recoveredPosition(log: string): Position | undefined {
+  const last = [...log.matchAll(/Recovered position:\s*([0-9a-f-]+):(-?\d+)/g)].at(-1);
+  return last ? { uuid: last[1]!, seqno: Number(last[2]) } : undefined;
 }

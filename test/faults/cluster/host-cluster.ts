@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { markSafeToBootstrap } from './grastate.js';
+import { markSafeToBootstrap, type Position } from './grastate.js';
 import { HostNode, SQL_PORT } from './host-node.js';
 import type { Host } from '../hosts/network.js';
 import { onCleanup } from '../hosts/cleanup.js';
@@ -11,7 +11,7 @@ export interface HostCluster {
   /** DB_HOST for a service: every node, in the given order of indexes. */
   hostList(order: number[]): string;
   /** After every node crashed: the operator's restart of docs/scaling.md; resolves with the node that bootstrapped. */
-  restartAfterCrash(): Promise<HostNode>;
+  restartAfterCrash(log?: (line: string) => void): Promise<HostNode>;
   /** Kills every node and removes the files; safe to call more than once. */
   stop(): Promise<void>;
 }
@@ -26,11 +26,21 @@ export async function startHostCluster(hosts: Host[]): Promise<HostCluster> {
   const cluster: HostCluster = {
     nodes,
     hostList: (order) => order.map((i) => `${nodes[i]!.host.address}:${SQL_PORT}`).join(','),
-    async restartAfterCrash() {
-      const founder = await chooseFounder(nodes);
+    async restartAfterCrash(log = () => {}) {
+      const started = Date.now();
+      const lap = (what: string): void => log(`#   ${what} after ${((Date.now() - started) / 1000).toFixed(1)} s`);
+      const positions = await lastPositions(nodes);
+      lap(`positions recovered (${positions.map((p, i) => `${nodes[i]!.name} ${p.seqno}`).join(', ')})`);
+      const best = Math.max(...positions.map((position) => position.seqno));
+      const founder = nodes[positions.findIndex((position) => position.seqno === best)]!;
       markSafeToBootstrap(join(founder.dataDir, 'grastate.dat'));
-      await founder.start(peersOf(founder), { bootstrap: true });
-      for (const node of nodes) if (node !== founder) await node.start(peersOf(node));
+      await founder.start(peersOf(founder), { bootstrap: true, position: positions[nodes.indexOf(founder)] });
+      lap(`${founder.name} bootstrapped`);
+      for (const [i, node] of nodes.entries()) {
+        if (node === founder) continue;
+        await node.start(peersOf(node), { position: positions[i] });
+        lap(`${node.name} joined by ${node.lastJoin()}`);
+      }
       return founder;
     },
     async stop() {
@@ -56,16 +66,14 @@ export async function startHostCluster(hosts: Host[]): Promise<HostCluster> {
 }
 
 /**
- * The node to bootstrap from: the highest seqno, read from grastate.dat when a clean shutdown wrote
- * it there, else recovered from InnoDB by `mariadbd --wsrep-recover` (after a crash it is -1).
+ * Each node's last committed position: grastate.dat's when a clean shutdown wrote it there, else
+ * recovered from InnoDB by `mariadbd --wsrep-recover` (after a crash grastate.dat says -1).
  */
-async function chooseFounder(nodes: HostNode[]): Promise<HostNode> {
-  const seqnos = await Promise.all(
+function lastPositions(nodes: HostNode[]): Promise<Position[]> {
+  return Promise.all(
     nodes.map(async (node) => {
-      const written = node.grastate()?.seqno ?? -1;
-      return written >= 0 ? written : node.recover();
+      const written = node.grastate();
+      return written && written.seqno >= 0 ? { uuid: written.uuid, seqno: written.seqno } : node.recover();
     }),
   );
-  const best = Math.max(...seqnos);
-  return nodes[seqnos.indexOf(best)]!;
 }

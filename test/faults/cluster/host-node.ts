@@ -8,7 +8,7 @@ import { GALERA_INNODB_ARGS, GALERA_PROVIDER } from '../../helpers/galera/galera
 import { pollUntil } from '../../helpers/poll-until.js';
 import { onCleanup } from '../hosts/cleanup.js';
 import type { Host } from '../hosts/network.js';
-import { readGrastate, recoveredSeqno, type GraState } from './grastate.js';
+import { readGrastate, recoveredPosition, type GraState, type Position } from './grastate.js';
 
 /** Galera's ports, the same on every host since each has its own address. */
 export const SQL_PORT = 3306;
@@ -69,12 +69,16 @@ export class HostNode {
     await initialiseDataDir(findServerBinaries(), this.dataDir, this.errorLog);
   }
 
-  /** Starts the server joining `peers`, or founding the cluster (`--wsrep-new-cluster`); resolves once it is Synced. */
-  async start(peers: string[], { bootstrap = false } = {}): Promise<void> {
+  /**
+   * Starts the server joining `peers`, or founding the cluster (`--wsrep-new-cluster`); resolves once
+   * it is Synced. A `position` recovered after a crash is passed on as systemd's galera_recovery
+   * does (`--wsrep-start-position`), so that a joiner can catch up by IST instead of a full copy.
+   */
+  async start(peers: string[], { bootstrap = false, position }: { bootstrap?: boolean; position?: Position } = {}): Promise<void> {
     mkdirSync(this.dataDir, { recursive: true });
     // rsync's receiving daemon drops root for nobody: the files must be nobody's for a state transfer to replace them.
     spawnSync('chown', ['-R', 'nobody:nogroup', this.dataDir]);
-    const args = [...this.serverArgs(), `--wsrep-cluster-address=gcomm://${peers.join(',')}`, ...(bootstrap ? ['--wsrep-new-cluster'] : [])];
+    const args = [...this.serverArgs(), `--wsrep-cluster-address=gcomm://${peers.join(',')}`, ...(bootstrap ? ['--wsrep-new-cluster'] : []), ...(position ? [`--wsrep-start-position=${position.uuid}:${position.seqno}`] : [])];
     const log = openSync(this.errorLog, 'a');
     const child = spawn('ip', ['netns', 'exec', this.host.namespace, findServerBinaries().server, ...args], { detached: true, stdio: ['ignore', log, log] });
     closeSync(log);
@@ -104,17 +108,17 @@ export class HostNode {
     return readGrastate(join(this.dataDir, 'grastate.dat'));
   }
 
-  /** The last committed seqno after a crash, by `mariadbd --wsrep-recover` (the server is not running). */
-  async recover(): Promise<number> {
+  /** The last committed position after a crash, by `mariadbd --wsrep-recover` (the server is not running). */
+  async recover(): Promise<Position> {
     const log = join(this.dir, 'recover.log');
     const output = openSync(log, 'a');
     const child = spawn(findServerBinaries().server, [...this.serverArgs({ networking: false, log }), `--wsrep-cluster-address=gcomm://`, '--wsrep-recover'], { stdio: ['ignore', output, output] });
     closeSync(output);
     await new Promise((resolve) => child.once('exit', resolve));
     const text = readFileSync(log, 'utf8');
-    const seqno = recoveredSeqno(text);
-    if (seqno === undefined) throw new Error(`${this.name}: --wsrep-recover logged no position:\n${text.split('\n').slice(-15).join('\n')}`);
-    return seqno;
+    const position = recoveredPosition(text);
+    if (position === undefined) throw new Error(`${this.name}: --wsrep-recover logged no position:\n${text.split('\n').slice(-15).join('\n')}`);
+    return position;
   }
 
   async state(): Promise<string | undefined> {
@@ -145,6 +149,13 @@ export class HostNode {
     } catch {
       // Ended meanwhile.
     }
+  }
+
+  /** How the last start caught up: a full copy (SST) or the missing writes only (IST). */
+  lastJoin(): string {
+    const log = this.logTail(400);
+    const start = log.lastIndexOf('Starting MariaDB');
+    return log.slice(start).includes('SST received') ? 'SST' : 'IST';
   }
 
   private async waitSynced(): Promise<void> {
@@ -181,9 +192,9 @@ export class HostNode {
     ];
   }
 
-  private logTail(): string {
+  private logTail(lines = 25): string {
     try {
-      return readFileSync(this.errorLog, 'utf8').split('\n').slice(-25).join('\n');
+      return readFileSync(this.errorLog, 'utf8').split('\n').slice(-lines).join('\n');
     } catch {
       return '(no error log)';
     }

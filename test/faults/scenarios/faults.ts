@@ -68,7 +68,7 @@ export const FAULTS: Fault[] = [
     async inflict(env, _seconds, log) {
       await Promise.all(env.cluster.nodes.map((node) => node.kill()));
       const started = Date.now();
-      const founder = await env.cluster.restartAfterCrash();
+      const founder = await env.cluster.restartAfterCrash(log);
       log(`#   bootstrapped from ${founder.name} (the highest recovered seqno); cluster whole ${((Date.now() - started) / 1000).toFixed(1)} s after the crash`);
       await untilClusterWhole(env.cluster);
     },

@@ -4,6 +4,7 @@ import { runClients } from '../workload/clients.js';
 import { StreamReader } from '../workload/stream-reader.js';
 import { UserPool } from '../workload/user-pool.js';
 import type { FaultEnvironment } from './environment.js';
+import { saveEvidence } from './evidence.js';
 import type { Fault } from './faults.js';
 import { outboxOf, usersOf } from './final-state.js';
 
@@ -15,6 +16,8 @@ export interface FaultResult {
   verdict: Verdict;
   /** Anomalies per checker, every checker named (0 included). */
   byChecker: Record<string, number>;
+  /** What the checkers had to judge, so that a 0 can be told from nothing checked. */
+  checked: { users: number; refused412: number; events: number; readerEvents: number[]; answers: Record<string, number> };
 }
 
 export interface RunOptions {
@@ -55,7 +58,9 @@ export async function runFault(env: FaultEnvironment, fault: Fault, tag: string,
   await untilReadersCaughtUp(readers, outboxes[0]!.at(-1)?.id ?? 0);
   await Promise.all(readers.map((reader) => reader.stop()));
   const nodes = await Promise.all(env.cluster.nodes.map((node) => usersOf(node, env.database, tag)));
-  const verdict = checkRun({ history, nodes, outboxes, readers: readers.map((reader) => reader.received) });
+  const record = { history, nodes, outboxes, readers: readers.map((reader) => reader.received) };
+  const verdict = checkRun(record);
+  if (verdict.anomalies.length > 0) options.log(`#   the record of ${fault.name}: ${saveEvidence(fault.name, tag, record, verdict)}`);
   const byChecker = Object.fromEntries(CHECKERS.map((name) => [name, verdict.anomalies.filter((anomaly) => anomaly.checker === name).length]));
   return {
     fault: fault.name,
@@ -64,6 +69,13 @@ export async function runFault(env: FaultEnvironment, fault: Fault, tag: string,
     unknown: history.filter((op) => op.outcome === 'unknown').length,
     verdict,
     byChecker,
+    checked: {
+      users: new Set(history.filter((op) => op.kind === 'create' && op.outcome === 'ok').map((op) => op.userId)).size,
+      refused412: history.filter((op) => op.status === 412).length,
+      events: outboxes[0]!.filter((event) => event.request_id?.startsWith(`${tag}-`)).length,
+      readerEvents: readers.map((reader) => reader.received.length),
+      answers: countAnswers(history),
+    },
   };
 }
 
@@ -71,4 +83,14 @@ export async function runFault(env: FaultEnvironment, fault: Fault, tag: string,
 async function untilReadersCaughtUp(readers: StreamReader[], lastId: number): Promise<void> {
   const deadline = Date.now() + 15_000;
   while (Date.now() < deadline && readers.some((reader) => (reader.received.at(-1)?.id ?? lastId) < lastId)) await sleep(0.2);
+}
+
+/** How many answers of each status the clients got (`none`: no answer). */
+function countAnswers(history: Op[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const op of history) {
+    const key = op.status === undefined ? 'none' : String(op.status);
+    counts[key] = (counts[key] ?? 0) + 1;
+  }
+  return Object.fromEntries(Object.entries(counts).sort(([a], [b]) => a.localeCompare(b)));
 }
