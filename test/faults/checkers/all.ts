@@ -1,3 +1,4 @@
+import { attributeUnknownCreates } from './attribution.js';
 import { checkCausalReads } from './causal.js';
 import { checkDurability } from './durability.js';
 import { checkEvents, type OutboxEvent, type ReaderEvents } from './events.js';
@@ -24,16 +25,17 @@ export interface Verdict {
 
 /** Every checker over one run. */
 export function checkRun(record: RunRecord): Verdict {
+  const history = attributeUnknownCreates(record.history, record.nodes);
   const states: NodeState[] = record.nodes.map((users) => new Map(users.map((user) => [user.id, { name: user.name, email: user.email }])));
-  const linearizability = checkLinearizability(record.history);
+  const linearizability = checkLinearizability(history);
   return {
     anomalies: [
-      ...checkDurability(record.history, states),
-      ...checkExactlyOnce(record.history, record.nodes),
+      ...checkDurability(history, states),
+      ...checkExactlyOnce(history, record.nodes),
       ...linearizability.anomalies,
-      ...checkLostUpdates(record.history),
-      ...checkEvents(record.history, record.outboxes, record.readers),
-      ...checkCausalReads(record.history),
+      ...checkLostUpdates(history),
+      ...checkEvents(history, record.outboxes, record.readers),
+      ...checkCausalReads(history),
     ],
     undecided: linearizability.undecided,
   };

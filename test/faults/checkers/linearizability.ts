@@ -68,7 +68,7 @@ export function checkLinearizability(history: Op[], { budget = 200_000 }: Linear
 function relevant(op: Op, userId: number): boolean {
   if (op.kind === 'list') return op.outcome === 'ok' && op.page!.some((user) => user.id === userId);
   if (op.outcome === 'failed') return op.status === 404 || op.status === 412;
-  if (op.kind === 'read' || op.kind === 'create') return op.outcome === 'ok';
+  if (op.kind === 'read') return op.outcome === 'ok';
   return true;
 }
 

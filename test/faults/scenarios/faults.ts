@@ -75,14 +75,14 @@ export const FAULTS: Fault[] = [
   },
 ];
 
-/** A random sequence of the other faults, each as long. */
-export function mixFault(random: () => number, steps = 3): Fault {
+/** A random sequence of the other faults (of `among`), each as long. */
+export function mixFault(random: () => number, steps = 3, among: Fault[] = FAULTS): Fault {
   return {
     name: 'mix',
     describe: `${steps} faults at random`,
     async inflict(env, seconds, log) {
       for (let i = 0; i < steps; i++) {
-        const fault = FAULTS[Math.floor(random() * FAULTS.length)]!;
+        const fault = among[Math.floor(random() * among.length)]!;
         log(`#   mix: ${fault.name}`);
         await fault.inflict(env, seconds, log);
         await sleep(1);
