@@ -155,7 +155,7 @@ export class HostNode {
   lastJoin(): string {
     const log = this.logTail(400);
     const start = log.lastIndexOf('Starting MariaDB');
-    return log.slice(start).includes('SST received') ? 'SST' : 'IST';
+    return log.slice(start).includes('rsync SST completed') ? 'SST' : 'IST';
   }
 
   private async waitSynced(): Promise<void> {
