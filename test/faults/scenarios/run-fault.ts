@@ -18,6 +18,8 @@ export interface FaultResult {
   byChecker: Record<string, number>;
   /** What the checkers had to judge, so that a 0 can be told from nothing checked. */
   checked: { users: number; refused412: number; events: number; readerEvents: number[]; answers: Record<string, number> };
+  /** When the fault began and was healed, and the first and last unknown outcome, in ms after the fault began. */
+  timeline: { healedAt: number; firstUnknown?: number; lastUnknown?: number };
 }
 
 export interface RunOptions {
@@ -44,11 +46,15 @@ export async function runFault(env: FaultEnvironment, fault: Fault, tag: string,
   const ctx = { tag, instances: env.services.map((service) => service.baseUrl), pool: new UserPool(), history, clock: () => Date.now() - started, random: options.random };
   const readers = env.services.map((service) => new StreamReader(service.baseUrl));
   let stopClients!: () => void;
+  let faultAt = 0;
+  let healedAt = 0;
   const clients = runClients(ctx, options.clients, new Promise<void>((resolve) => (stopClients = resolve)));
   try {
     await sleep(options.calmSeconds);
     options.log(`#   ${fault.name}: ${fault.describe}`);
+    faultAt = ctx.clock();
     await fault.inflict(env, options.seconds, options.log);
+    healedAt = ctx.clock();
     await sleep(options.calmSeconds);
   } finally {
     stopClients();
@@ -76,6 +82,7 @@ export async function runFault(env: FaultEnvironment, fault: Fault, tag: string,
       readerEvents: readers.map((reader) => reader.received.length),
       answers: countAnswers(history),
     },
+    timeline: timelineOf(history, faultAt, healedAt),
   };
 }
 
@@ -93,4 +100,9 @@ function countAnswers(history: Op[]): Record<string, number> {
     counts[key] = (counts[key] ?? 0) + 1;
   }
   return Object.fromEntries(Object.entries(counts).sort(([a], [b]) => a.localeCompare(b)));
+}
+
+function timelineOf(history: Op[], faultAt: number, healedAt: number): FaultResult['timeline'] {
+  const unknown = history.filter((op) => op.outcome === 'unknown').map((op) => (op.answered ?? op.sent) - faultAt);
+  return { healedAt: healedAt - faultAt, firstUnknown: unknown.length > 0 ? Math.min(...unknown) : undefined, lastUnknown: unknown.length > 0 ? Math.max(...unknown) : undefined };
 }
