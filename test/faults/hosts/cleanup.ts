@@ -1,3 +1,5 @@
+import { constants } from 'node:os';
+
 /**
  * Everything a fault run made that outlives it unless removed: namespaces, the bridge, processes.
  * Each maker registers its undo; they run in reverse order at the end, and also on SIGINT/SIGTERM
@@ -32,10 +34,10 @@ function hook(): void {
   if (hooked) return;
   hooked = true;
   process.once('exit', cleanUpEverything);
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
     process.once(signal, () => {
       cleanUpEverything();
-      process.exit(128 + (signal === 'SIGINT' ? 2 : 15));
+      process.exit(128 + constants.signals[signal]);
     });
   }
 }
