@@ -10,6 +10,10 @@ export interface Fault {
 }
 
 const sleep = (seconds: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, seconds * 1000));
+
+/** A partition shorter than Galera's evs.inactive_timeout (4 s here) and its view change would go unnoticed by the cluster. */
+const PARTITION_MIN_S = 5;
+const partitionFor = (seconds: number): Promise<void> => sleep(Math.max(PARTITION_MIN_S, seconds));
 const hosts = (env: FaultEnvironment, ...roles: string[]) => roles.map((role) => env.network.host(role));
 
 export const FAULTS: Fault[] = [
@@ -19,7 +23,7 @@ export const FAULTS: Fault[] = [
     async inflict(env, seconds) {
       const [n1, n2, n3] = hosts(env, 'n1', 'n2', 'n3');
       isolate(n1!, [n2!, n3!]);
-      await sleep(seconds);
+      await partitionFor(seconds);
       healAll(env.network);
       await untilClusterWhole(env.cluster);
     },
@@ -30,7 +34,7 @@ export const FAULTS: Fault[] = [
     async inflict(env, seconds) {
       const [s1, n1] = hosts(env, 's1', 'n1');
       cut(s1!, n1!);
-      await sleep(seconds);
+      await partitionFor(seconds);
       healAll(env.network);
       await untilClusterWhole(env.cluster);
     },
@@ -42,7 +46,7 @@ export const FAULTS: Fault[] = [
       const nodes = hosts(env, 'n1', 'n2', 'n3');
       for (const node of nodes) {
         isolate(node!, nodes as typeof node[]);
-        await sleep(Math.max(3, seconds / 3));
+        await partitionFor(seconds / 3);
         healAll(env.network);
         await untilClusterWhole(env.cluster);
       }
