@@ -12,8 +12,8 @@ import { CHECKERS } from '../faults/checkers/all.js';
  * A short run of every fault of `npm run faults` (docs/scaling.md has the table): each made and
  * healed under the workload, and every promised property holding, by the checkers' verdict.
  */
-const unavailable = whyNamespacesUnavailable();
-if (unavailable) console.log(`# fault runs skipped: ${unavailable}`);
+const why = whyNamespacesUnavailable();
+const unavailable = why && `fault runs skipped: ${why}`;
 
 const random = seededRandom(29);
 const options = { seconds: 5, calmSeconds: 2, clients: 12, random, log: (line: string) => console.log(line) };
