@@ -16,7 +16,7 @@ const why = whyNamespacesUnavailable();
 const unavailable = why && `fault runs skipped: ${why}`;
 
 const random = seededRandom(29);
-const options = { seconds: 5, calmSeconds: 2, clients: 12, random, log: (line: string) => console.log(line) };
+const options = { seconds: 5, calmSeconds: 1, clients: 8, random, log: (line: string) => console.log(line) };
 const noAnomalies = Object.fromEntries(CHECKERS.map((name) => [name, 0]));
 // The mix here draws from the quicker faults: the whole-cluster crash and the isolation of each node have runs of their own above it.
 const quick = FAULTS.filter((fault) => ['partition-primary', 'cut-instance', 'freeze'].includes(fault.name));
