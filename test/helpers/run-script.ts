@@ -46,11 +46,14 @@ export interface ScriptOptions {
   cwd?: string;
   /** Arguments after the script, e.g. `--embedded-by-default` as `npm start` passes it. */
   args?: string[];
+  /** A command the child runs under, e.g. `ip netns exec <name>` to run it in a network namespace. */
+  wrapper?: string[];
 }
 
 /** `node --import tsx <script>` (a path in the project), with stdout and stderr piped. */
 export function spawnScript(script: string, vars: Record<string, string>, options: ScriptOptions = {}): ChildProcess {
-  return spawn(process.execPath, ['--import', tsxLoader, join(projectRoot, script), ...(options.args ?? [])], {
+  const [command, ...args] = [...(options.wrapper ?? []), process.execPath, '--import', tsxLoader, join(projectRoot, script), ...(options.args ?? [])];
+  return spawn(command!, args, {
     cwd: options.cwd ?? projectRoot,
     env: childEnv(vars),
     stdio: ['ignore', 'pipe', 'pipe'],
