@@ -1,5 +1,5 @@
 import type { Database } from '../../db/database.js';
-import { webhookSql } from '../../db/event-statements.js';
+import { webhookSql } from '../../db/webhook-statements.js';
 
 /** An endpoint ever seen, with the deliveries it has left, and whether a process delivers to it now. */
 export interface EndpointCount {

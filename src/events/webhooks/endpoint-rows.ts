@@ -1,7 +1,7 @@
 import type { ResultSetHeader } from 'mysql2';
 import { padded } from '../../db/batcher.js';
 import type { Database, StatementRunner } from '../../db/database.js';
-import { webhookSql } from '../../db/event-statements.js';
+import { webhookSql } from '../../db/webhook-statements.js';
 import type { EventLog, StoredEvent } from '../event-log.js';
 
 /** A delivery to queue: its event, the attempts made (one if it just failed), and the pause before the next. */
