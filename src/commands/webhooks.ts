@@ -5,7 +5,8 @@ import { Database } from '../db/database.js';
 import { endPool } from '../db/pool.js';
 import { defaultTuning } from '../db/pool-tuning.js';
 import { causeOf, StorageError } from '../errors/storage-error.js';
-import { WebhookOperator, type FailedDelivery, type PendingDelivery } from '../events/webhooks/operator.js';
+import type { FailedDelivery, PendingDelivery } from '../events/webhooks/delivery-listing.js';
+import { WebhookOperator } from '../events/webhooks/operator.js';
 import { reportCommandFailure } from '../startup/command-failure.js';
 
 const USAGE = `Usage: npm run webhooks -- <command>

@@ -1,46 +1,12 @@
 import { padded } from '../../db/batcher.js';
 import type { Database } from '../../db/database.js';
-import { webhookSql } from '../../db/event-statements.js';
+import { webhookSql } from '../../db/webhook-statements.js';
 import { isNoSuchTable } from '../../db/mysql-errors.js';
 import { withMilliseconds } from '../event-json.js';
 import { EventLog } from '../event-log.js';
 import { endpointCounts, type EndpointCount } from './endpoint-counts.js';
+import type { FailedDelivery, LeftBehind, PendingDelivery } from './delivery-listing.js';
 import { shownUrl } from './shown-url.js';
-
-/** A delivery marked failed, as `npm run webhooks -- failed` lists it. */
-export interface FailedDelivery {
-  /** The endpoint without its query (shownUrl). */
-  url: string;
-  eventId: number;
-  /** Null once the event was pruned (EVENTS_RETENTION): it can no longer be sent. */
-  type: string | null;
-  userId: number;
-  attempts: number;
-  lastError: string | null;
-  /** When its retry period began (UTC). */
-  queuedAt: string;
-}
-
-/** A delivery still pending, as `npm run webhooks -- pending` lists it. */
-export interface PendingDelivery {
-  /** The endpoint without its query (shownUrl). */
-  url: string;
-  eventId: number;
-  /** Null once the event was pruned. */
-  type: string | null;
-  userId: number;
-  attempts: number;
-  lastError: string | null;
-  /** When it is tried next, or the earlier pending delivery of its user it waits for. */
-  next: { at: string; inSeconds: number } | { behind: number };
-}
-
-/** An endpoint with deliveries left that no running service delivers to (it is in no WEBHOOK_URLS). */
-export interface LeftBehind {
-  url: string;
-  pending: number;
-  failed: number;
-}
 
 /** Why `npm run webhooks` cannot go on, in one line for the operator: an endpoint it does not know, no webhook tables. */
 export class WebhookToolError extends Error {}
