@@ -42,7 +42,7 @@ import { UserStore } from './users/storage/store.js';
 import { passwordChecker } from './users/http/password.js';
 import { passwordGate } from './users/http/password-gate.js';
 import { registerUserRoutes } from './users/http/routes.js';
-import { userValidation } from './users/rules/validate.js';
+import { userValidation, type Integrity } from './users/rules/validate.js';
 
 export interface AppOptions {
   db: DbConfig;
@@ -82,11 +82,6 @@ export interface AppOptions {
   eventsPruneIntervalMs?: number;
   /** Tests only: the event stream's intervals and bounds (src/events/stream/event-streams.ts has the defaults). */
   eventStream?: ChangeEventsOptions['streamLimits'];
-}
-
-export interface Integrity {
-  validateEmail: boolean;
-  uniqueEmail: boolean;
 }
 
 export interface MetricsOptions {

@@ -1,4 +1,5 @@
-import { createApp, type App, type Integrity, type MetricsOptions } from '../../src/app.js';
+import { createApp, type App, type MetricsOptions } from '../../src/app.js';
+import type { Integrity } from '../../src/users/rules/validate.js';
 import type { ApiCompat, AuthSettings, EventSettings, GuessingLimits, IdempotencySettings, RateLimitSettings } from '../../src/config/environment.js';
 import type { PoolTuning } from '../../src/db/pool-tuning.js';
 import type { StreamLimits } from '../../src/events/stream/event-stream.js';

@@ -91,3 +91,9 @@ function codePointLength(value: string): number {
   for (const _codePoint of value) count++;
   return count;
 }
+
+/** VALIDATE_EMAIL and UNIQUE_EMAIL, as a deployment sets them. */
+export interface Integrity {
+  validateEmail: boolean;
+  uniqueEmail: boolean;
+}
