@@ -14,6 +14,14 @@ const sleep = (seconds: number): Promise<void> => new Promise((resolve) => setTi
 /** A partition shorter than Galera's evs.inactive_timeout (4 s here) and its view change would go unnoticed by the cluster. */
 const PARTITION_MIN_S = 5;
 const partitionFor = (seconds: number): Promise<void> => sleep(Math.max(PARTITION_MIN_S, seconds));
+
+/** A partition made, held for `seconds`, healed, and the cluster waited for until whole again. */
+async function partitioned(env: FaultEnvironment, seconds: number, make: () => void): Promise<void> {
+  make();
+  await partitionFor(seconds);
+  healAll(env.network);
+  await untilClusterWhole(env.cluster);
+}
 const hosts = (env: FaultEnvironment, ...roles: string[]) => roles.map((role) => env.network.host(role));
 
 export const FAULTS: Fault[] = [
@@ -22,10 +30,7 @@ export const FAULTS: Fault[] = [
     describe: 'the node instance 1 writes to (n1) cut off from the other two, both ways',
     async inflict(env, seconds) {
       const [n1, n2, n3] = hosts(env, 'n1', 'n2', 'n3');
-      isolate(n1!, [n2!, n3!]);
-      await partitionFor(seconds);
-      healAll(env.network);
-      await untilClusterWhole(env.cluster);
+      await partitioned(env, seconds, () => isolate(n1!, [n2!, n3!]));
     },
   },
   {
@@ -33,10 +38,7 @@ export const FAULTS: Fault[] = [
     describe: 'instance 1 cut from its node (n1) only; the cluster whole',
     async inflict(env, seconds) {
       const [s1, n1] = hosts(env, 's1', 'n1');
-      cut(s1!, n1!);
-      await partitionFor(seconds);
-      healAll(env.network);
-      await untilClusterWhole(env.cluster);
+      await partitioned(env, seconds, () => cut(s1!, n1!));
     },
   },
   {
@@ -45,10 +47,7 @@ export const FAULTS: Fault[] = [
     async inflict(env, seconds) {
       const nodes = hosts(env, 'n1', 'n2', 'n3');
       for (const node of nodes) {
-        isolate(node!, nodes as typeof node[]);
-        await partitionFor(seconds / 3);
-        healAll(env.network);
-        await untilClusterWhole(env.cluster);
+        await partitioned(env, seconds / 3, () => isolate(node!, nodes as typeof node[]));
       }
     },
   },
