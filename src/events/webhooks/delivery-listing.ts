@@ -1,7 +1,7 @@
 /** What the operator is shown of webhook deliveries (`npm run webhooks`), as WebhookOperator reads them. */
 
-/** A delivery marked failed, as `npm run webhooks -- failed` lists it. */
-export interface FailedDelivery {
+/** What both listings show of a delivery. */
+interface ListedDelivery {
   /** The endpoint without its query (shownUrl). */
   url: string;
   eventId: number;
@@ -10,20 +10,16 @@ export interface FailedDelivery {
   userId: number;
   attempts: number;
   lastError: string | null;
+}
+
+/** A delivery marked failed, as `npm run webhooks -- failed` lists it. */
+export interface FailedDelivery extends ListedDelivery {
   /** When its retry period began (UTC). */
   queuedAt: string;
 }
 
 /** A delivery still pending, as `npm run webhooks -- pending` lists it. */
-export interface PendingDelivery {
-  /** The endpoint without its query (shownUrl). */
-  url: string;
-  eventId: number;
-  /** Null once the event was pruned. */
-  type: string | null;
-  userId: number;
-  attempts: number;
-  lastError: string | null;
+export interface PendingDelivery extends ListedDelivery {
   /** When it is tried next, or the earlier pending delivery of its user it waits for. */
   next: { at: string; inSeconds: number } | { behind: number };
 }
