@@ -4,7 +4,6 @@ import { anyVerifier, tokenVerifiers } from './auth/verifiers.js';
 import {
   AUTH_OFF,
   DEFAULT_API_COMPAT,
-  DEFAULT_GUESSING_LIMITS,
   type ApiCompat,
   type AuthSettings,
   type DbConfig,
@@ -12,6 +11,7 @@ import {
   type GuessingLimits,
   type IdempotencySettings,
   type RateLimitSettings,
+  type SharedLimitSettings,
 } from './config/environment.js';
 import { createConnectionSource } from './db/connect.js';
 import type { ConnectionSource } from './db/connection-source.js';
@@ -28,7 +28,8 @@ import type { Handler } from './http/context.js';
 import { Router } from './http/router.js';
 import { requestIdOf } from './http/request-id.js';
 import { createHttpServer, type HttpService, type ServerLimits } from './http/server.js';
-import { localCounters, type Counters } from './limits/counters.js';
+import { appLimits } from './limits/app-limits.js';
+import type { Counters } from './limits/counters.js';
 import { rateLimitAdmission } from './limits/rate-limit.js';
 import { rateLimitKey } from './limits/rate-limit-key.js';
 import type { Logger } from './log/logger.js';
@@ -66,6 +67,8 @@ export interface AppOptions {
   rateLimit?: RateLimitSettings;
   /** Where the limits above are counted: this process by default; a worker's primary (src/limits/worker-counters.ts). */
   counters?: Counters;
+  /** LIMITS_SHARED=on: with `counters` unset, both limits are counted here for every instance on the database. */
+  sharedLimits?: SharedLimitSettings;
   /** Take the client's address from X-Forwarded-For (behind a reverse proxy only). */
   trustProxy?: boolean;
   /** Metrics are recorded only when given. */
@@ -121,7 +124,6 @@ export interface App {
 
 export function createApp(options: AppOptions): App {
   const { db, logger } = options;
-  // First: a key file that cannot be read throws here, before a pool is opened that nothing would close.
   const auth = options.auth ?? AUTH_OFF;
   // First: a key file that cannot be read throws here, before a pool is opened that nothing would close.
   const bearer = auth.mode === 'off' ? undefined : new BearerAuth(anyVerifier(tokenVerifiers(auth, logger)), logger);
@@ -153,15 +155,16 @@ export function createApp(options: AppOptions): App {
     uniqueEmail: options.integrity?.uniqueEmail ?? false,
     events: events !== undefined,
     idempotency: options.idempotency !== undefined,
+    sharedLimits: options.sharedLimits !== undefined && options.counters === undefined,
     retryMs: options.testing?.schemaRetryMs,
     maxRetryMs: options.testing?.schemaRetryMaxMs,
   });
 
   const router = new Router<Handler>();
   const mode = options.apiCompat ?? DEFAULT_API_COMPAT;
-  const counters = options.counters ?? localCounters(options.guessing ?? DEFAULT_GUESSING_LIMITS, options.rateLimit, logger);
+  const limits = appLimits(options, tuning, metrics?.registry);
   const access = bearer === undefined || auth.mode === 'off' ? openAccess : userAccess(auth.mode, bearer);
-  const byPassword = passwordGate(passwordChecker(options.accessPassword), counters.guessing, compatErrors[mode].wrongPassword);
+  const byPassword = passwordGate(passwordChecker(options.accessPassword), limits.counters.guessing, compatErrors[mode].wrongPassword);
   registerUserRoutes(router, {
     store,
     byPassword,
@@ -191,11 +194,16 @@ export function createApp(options: AppOptions): App {
     ...(metrics ? { observe: metrics.observeResponse } : {}),
     admit: untilSchemaReady(
       () => schemaPhase,
-      options.rateLimit && counters.requests
-        ? rateLimitAdmission(options.rateLimit, counters.requests, rateLimitKey(bearer && ((req, res) => bearer.principalOf(req, requestIdOf(res)))))
+      options.rateLimit && limits.counters.requests
+        ? rateLimitAdmission(options.rateLimit, limits.counters.requests, rateLimitKey(bearer && ((req, res) => bearer.principalOf(req, requestIdOf(res)))))
         : undefined,
     ),
   });
+  const schemaReady = (): void => {
+    schemaPhase = 'ready';
+    events?.start();
+    limits.start();
+  };
 
   return {
     http,
@@ -203,18 +211,12 @@ export function createApp(options: AppOptions): App {
     metrics,
     readMetrics,
     prepareSchema: async () => {
-      if (await schemaSetup.run()) {
-        schemaPhase = 'ready';
-        events?.start();
-      }
+      if (await schemaSetup.run()) schemaReady();
     },
     schemaApplying: () => {
       if (schemaPhase !== 'ready') schemaPhase = 'applying';
     },
-    schemaPrepared: () => {
-      schemaPhase = 'ready';
-      events?.start();
-    },
+    schemaPrepared: schemaReady,
     leaveRotation: () => {
       leaving = true;
     },
@@ -240,6 +242,7 @@ export function createApp(options: AppOptions): App {
       });
       clearTimeout(force);
       await events?.stop();
+      await limits.stop();
       await endPool(pool);
     },
   };

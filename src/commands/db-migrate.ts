@@ -23,15 +23,16 @@ try {
   const where = `${config.db.database} on ${database.shown}`;
   const events = config.events !== undefined;
   const idempotency = config.idempotency !== undefined;
+  const sharedLimits = config.sharedLimits !== undefined;
   try {
     if (dryRun) {
-      const { statements, versions } = await planSchema(database.db, config.uniqueEmail, events, idempotency);
+      const { statements, versions } = await planSchema(database.db, config.uniqueEmail, events, idempotency, sharedLimits);
       const state = `${where} ${versionsText(versions)}`;
       if (statements.length === 0) console.log(`-- Dry run: nothing to do; ${state}`);
       else console.log(`-- Dry run, nothing changed; ${state} What would run:\n${statements.map(({ why, statement }) => `-- ${why}\n${statement};`).join('\n')}`);
     } else {
       const logger = createLogger((line) => process.stdout.write(line), config.logFormat ?? 'pretty');
-      const report = await ensureSchema(database.db, { logger, uniqueEmail: config.uniqueEmail, events, idempotency });
+      const report = await ensureSchema(database.db, { logger, uniqueEmail: config.uniqueEmail, events, idempotency, sharedLimits });
       const done = [
         ...(report.table === 'created' ? ['created and seeded the users table'] : []),
         ...(report.applied.length > 0 ? [`applied ${report.applied.length} migration${report.applied.length === 1 ? '' : 's'}`] : []),

@@ -5,11 +5,12 @@
 import { randomBytes } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { authSettings, type AuthSettings } from './auth-settings.js';
+import { isCluster } from './db-servers.js';
 import { dbConfig, EMBEDDED_HOST, embedded, type DbConfig, type EmbeddedDbConfig } from './database-settings.js';
 import { count, oneOf, port, seconds, text, type Env } from './env-values.js';
 import { eventSettings, type EventSettings } from './event-settings.js';
 import { idempotencySettings, type IdempotencySettings } from './idempotency-settings.js';
-import { guessingLimits, rateLimit, type GuessingLimits, type RateLimitSettings } from './limit-settings.js';
+import { guessingLimits, rateLimit, sharedLimits, type GuessingLimits, type RateLimitSettings, type SharedLimitSettings } from './limit-settings.js';
 import { listenHost, metricsHost, metricsPort } from './listen-settings.js';
 
 export { AUTH_OFF, authModes, jwksLocation, type AuthMode, type AuthSettings, type JwtSettings } from './auth-settings.js';
@@ -17,7 +18,7 @@ export type { DbConfig, EmbeddedDbConfig, Endpoint, HostPort } from './database-
 export { ConfigError } from './env-values.js';
 export type { EventSettings, WebhookSettings } from './event-settings.js';
 export type { IdempotencySettings } from './idempotency-settings.js';
-export { DEFAULT_GUESSING_LIMITS, type GuessingLimits, type RateLimitSettings } from './limit-settings.js';
+export { DEFAULT_GUESSING_LIMITS, type GuessingLimits, type RateLimitSettings, type SharedLimitSettings } from './limit-settings.js';
 
 export type LogFormat = 'json' | 'pretty';
 
@@ -47,6 +48,8 @@ export interface Config {
   guessing: GuessingLimits;
   /** RATE_LIMIT; undefined (the default) leaves requests unlimited and their responses without RateLimit headers. */
   rateLimit: RateLimitSettings | undefined;
+  /** LIMITS_SHARED and LIMITS_SYNC_MS: undefined counts both limits per instance. */
+  sharedLimits: SharedLimitSettings | undefined;
   /** The client's address is the last hop of X-Forwarded-For (only behind a reverse proxy). */
   trustProxy: boolean;
   /** `/metrics` is served; on `metricsPort` alone when that is set. */
@@ -100,12 +103,13 @@ export function loadConfig(env: Env = process.env, defaults: ConfigDefaults = {}
   const apiPort = port(env, 'PORT', 5000);
   const metrics = oneOf(env, 'METRICS', ['on', 'off'], 'off') === 'on';
   const host = listenHost(env);
+  const db = dbConfig(env, dbHost);
   return {
     port: apiPort,
     host,
     ...(dbHost === EMBEDDED_HOST ? { embedded: embedded(env) } : {}),
     ...(format === undefined ? {} : { logFormat: format }),
-    db: dbConfig(env, dbHost),
+    db,
     workers,
     poolSize: count(env, 'DB_POOL_SIZE', 10, 1000),
     accessPassword: accessPasswordGenerated ? randomBytes(18).toString('base64url') : configured,
@@ -113,6 +117,7 @@ export function loadConfig(env: Env = process.env, defaults: ConfigDefaults = {}
     apiCompat: oneOf(env, 'API_COMPAT', apiCompatModes, DEFAULT_API_COMPAT),
     guessing: guessingLimits(env),
     rateLimit: rateLimit(env),
+    sharedLimits: sharedLimits(env, isCluster(db)),
     trustProxy: oneOf(env, 'TRUST_PROXY', ['0', '1'], '0') === '1',
     metrics,
     metricsPort: metricsPort(env, metrics, apiPort),

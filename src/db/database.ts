@@ -3,7 +3,7 @@ import type { PoolConnection, ResultSetHeader } from 'mysql2';
 import type { ConnectionSource } from './connection-source.js';
 import { Deadline } from './deadline.js';
 import { isConnectionLost, retryPauseMs, storageError, wasRolledBack } from './mysql-errors.js';
-import { acquire, execute, ping, queryUndecoded, transactionStep } from './mysql2-adapters.js';
+import { acquire, execute, ping, query, queryUndecoded, transactionStep } from './mysql2-adapters.js';
 import type { StopSignal } from './stop-signal.js';
 import { encodedRows, type EncodedRows, type OpenedRows, type RowEncoder } from './row-stream.js';
 
@@ -41,6 +41,14 @@ export class Database {
   /** A read whose columns stay the bytes the server sent (text protocol), for a bounded result the caller encodes itself. */
   readUndecoded<T>(statement: string, values: unknown[], deadline = new Deadline(this.budgetMs)): Promise<T> {
     return this.retried(deadline, (validate) => this.runOn<T>(validate, statement, values, deadline, queryUndecoded));
+  }
+
+  /**
+   * Statements over the text protocol whose effect is the same however often they run (writes of
+   * absolute values, reads): repeated like a read when the connection was lost.
+   */
+  repeatable<T>(statement: string, values: unknown[], deadline = new Deadline(this.budgetMs)): Promise<T> {
+    return this.retried(deadline, (validate) => this.runOn<T>(validate, statement, values, deadline, query));
   }
 
   /** A write; a statement with RETURNING resolves to its rows (T) instead of the result header. */

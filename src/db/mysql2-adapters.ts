@@ -71,6 +71,11 @@ export function execute<T>(connection: PoolConnection, statement: string, values
   );
 }
 
+/** Runs statements over the text protocol (several, separated by `;`, on a connection that allows them), bounded by the deadline. */
+export function query<T>(connection: PoolConnection, statement: string, values: unknown[], deadline: Deadline): Promise<T> {
+  return withinDeadline<T>(connection, deadline, (done) => connection.query({ sql: statement, values }, (error, result) => done(error, result as T)));
+}
+
 /**
  * Runs one statement over the text protocol, every column left as the bytes the server sent (or
  * null), bounded by the deadline: for rows the caller turns into JSON without decoding them.

@@ -40,6 +40,8 @@ export interface PoolTuning {
   readmitAfterMs: number;
   /** With several DB_HOST servers: how long a server whose connection failed is left out (ms). */
   nodeRetryMs: number;
+  /** Connections that accept several statements separated by `;` in one query (the shared limits' own pool only). */
+  multipleStatements?: boolean;
   /** Tests only; the service never sets it. */
   testing?: SessionTesting;
 }

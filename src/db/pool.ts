@@ -43,6 +43,7 @@ export function poolOptions(db: DbConfig, where: Endpoint, tuning: PoolTuning): 
     idleTimeout: tuning.idleTimeoutMs,
     enableKeepAlive: true,
     keepAliveInitialDelay: 10_000,
+    ...(tuning.multipleStatements ? { multipleStatements: true } : {}),
   };
 }
 

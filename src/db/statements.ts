@@ -1,5 +1,6 @@
 import { eventTables } from './event-statements.js';
 import { marks, memoized } from './statement-shapes.js';
+import { limitCountsTable } from './limit-statements.js';
 
 /**
  * Every SQL statement the service sends, in one place, but the list's: those live beside the parser
@@ -185,6 +186,7 @@ export const migrations: readonly Migration[] = [
   { version: 8, name: 'create_webhook_deliveries', feature: 'events', statement: eventTables.webhookDeliveries },
   { version: 9, name: 'create_event_batches', feature: 'events', statement: eventTables.eventBatches },
   { version: 10, name: 'create_idempotency_keys', feature: 'idempotency', statement: idempotencyKeysTable },
+  { version: 11, name: 'create_limit_counts', feature: 'sharedLimits', statement: limitCountsTable },
 ];
 
 /** The optional parts of the schema that are in use. */
@@ -192,6 +194,8 @@ export interface SchemaFeatures {
   events: boolean;
   /** Absent counts as off. */
   idempotency?: boolean;
+  /** LIMITS_SHARED=on; absent counts as off. */
+  sharedLimits?: boolean;
 }
 
 /** The migrations that apply with these features, in order. */

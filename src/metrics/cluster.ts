@@ -1,5 +1,5 @@
 import cluster, { type Worker } from 'node:cluster';
-import type { Registry, Snapshot } from './registry.js';
+import { mergeSnapshots, type Registry, type Snapshot } from './registry.js';
 import { WorkerFigures } from './worker-figures.js';
 import { tellWorker } from '../ipc/tell-worker.js';
 
@@ -43,6 +43,8 @@ const PUSH_INTERVAL_MS = 1000;
 
 let nextId = 1;
 const figures = new WorkerFigures();
+/** The primary's own figures (the shared limits' sync), merged with the workers'. */
+let primaryOwn: Registry | undefined;
 
 /** In a worker: answers the primary's requests for this worker's figures, and sends them every second. */
 export function answerPrimary(registry: Registry): void {
@@ -64,11 +66,12 @@ export function answerPrimary(registry: Registry): void {
 export async function collectFromWorkers(): Promise<Snapshot> {
   const workers = Object.values(cluster.workers ?? {}).filter((worker): worker is Worker => worker?.isConnected() === true);
   await Promise.all(workers.map((worker) => ask(worker, 'metrics:snapshot?', 'metrics:snapshot', WORKER_TIMEOUT_MS)));
-  return figures.merged();
+  return primaryOwn ? mergeSnapshots([figures.merged(), await primaryOwn.snapshot()]) : figures.merged();
 }
 
-/** In the primary: keeps the workers' figures as they come, and lets workers ask for the whole service's. */
-export function serveWorkers(): void {
+/** In the primary: keeps the workers' figures as they come, and lets workers ask for the whole service's (with `own`, the primary's, added). */
+export function serveWorkers(own?: Registry): void {
+  primaryOwn = own;
   cluster.on('message', (worker: Worker, message: Message) => {
     if (message?.type === 'metrics:snapshot' || message?.type === 'metrics:push') {
       const { seq, snapshot } = message as Partial<WorkerSnapshot>;

@@ -6,10 +6,10 @@ import type { LogFields } from '../log/logger.js';
  * The start-up line's word on the optional features, each named whether on or off: AUTH (with how
  * many API keys API_KEYS_FILE holds, and where JWT keys come from), EVENTS, how many webhook
  * endpoints (never their URLs, which can carry a secret in their path or query), IDEMPOTENCY,
- * RATE_LIMIT and WORKERS.
+ * RATE_LIMIT, where the limits are counted (LIMITS_SHARED) and WORKERS.
  */
-export function featureSummary(config: Pick<Config, 'auth' | 'events' | 'idempotency' | 'rateLimit' | 'workers'>): LogFields {
-  const { auth, events, idempotency, rateLimit, workers } = config;
+export function featureSummary(config: Pick<Config, 'auth' | 'events' | 'idempotency' | 'rateLimit' | 'sharedLimits' | 'workers'>): LogFields {
+  const { auth, events, idempotency, rateLimit, sharedLimits, workers } = config;
   return {
     auth: auth.mode,
     ...(auth.apiKeysFile === undefined ? {} : { apiKeys: apiKeyCount(auth.apiKeysFile) }),
@@ -18,6 +18,7 @@ export function featureSummary(config: Pick<Config, 'auth' | 'events' | 'idempot
     webhookEndpoints: events?.webhooks?.urls.length ?? 0,
     idempotency: idempotency === undefined ? 'off' : 'on',
     rateLimit: rateLimit === undefined ? 'off' : `${rateLimit.requests}/${rateLimit.windowSeconds}s`,
+    limits: sharedLimits === undefined ? 'per instance' : `shared, synced every ${sharedLimits.syncMs} ms`,
     workers,
   };
 }

@@ -27,7 +27,7 @@ export interface SchemaPlan {
  * UnusableSchemaError as they would there. The recording of each migration is shown with a NULL
  * duration, which is how one applied by hand is recorded.
  */
-export function planSchema(db: DbConfig, uniqueEmail: boolean, events = false, idempotency = false): Promise<SchemaPlan> {
+export function planSchema(db: DbConfig, uniqueEmail: boolean, events = false, idempotency = false, sharedLimits = false): Promise<SchemaPlan> {
   return onFirstServer(db, async (session) => {
     const plan: PlannedStatement[] = [];
     const databaseExists = (await session.query<unknown[]>(sql.databaseExists, [db.database])).length > 0;
@@ -39,9 +39,9 @@ export function planSchema(db: DbConfig, uniqueEmail: boolean, events = false, i
     else plan.push(...schemaStatements('users').map((statement) => ({ why: 'the users table of schema.sql, seeded', statement })));
 
     const migrationsExists = databaseExists && (await tableExists(session, 'schema_migrations'));
-    const versions: SchemaVersions = { version: await databaseVersion(session, migrationsExists), needed: latestVersion({ events, idempotency }) };
+    const versions: SchemaVersions = { version: await databaseVersion(session, migrationsExists), needed: latestVersion({ events, idempotency, sharedLimits }) };
     if (!migrationsExists) plan.push({ why: 'the record of applied migrations', statement: sql.createMigrationsTable });
-    for (const { version, name, statement } of await pendingMigrations(session, migrationsExists, { events, idempotency })) {
+    for (const { version, name, statement } of await pendingMigrations(session, migrationsExists, { events, idempotency, sharedLimits })) {
       plan.push({ why: `migration ${version} ${name}`, statement });
       plan.push({ why: `recording migration ${version}`, statement: mysql.format(sql.recordMigration, [version, name, null]) });
     }

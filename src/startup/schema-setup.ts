@@ -19,6 +19,8 @@ export interface SchemaSetupOptions {
   events?: boolean;
   /** IDEMPOTENCY=on. */
   idempotency?: boolean;
+  /** LIMITS_SHARED=on. */
+  sharedLimits?: boolean;
   /** The first pause after a failure (1 s); it doubles up to maxRetryMs (30 s). */
   retryMs?: number;
   maxRetryMs?: number;
@@ -44,12 +46,12 @@ export class SchemaSetup {
 
   /** True once the schema is in place; false if stopped first. */
   async run(): Promise<boolean> {
-    const { retryMs = 1000, maxRetryMs = 30_000, uniqueEmail, events = false, idempotency = false } = this.options;
+    const { retryMs = 1000, maxRetryMs = 30_000, uniqueEmail, events = false, idempotency = false, sharedLimits = false } = this.options;
     const { signal } = this.stopping;
     let pauseMs = retryMs;
     while (!signal.aborted) {
       try {
-        await ensureSchema(this.db, { logger: this.logger, uniqueEmail, events, idempotency, signal, reached: () => this.options.onPhase?.('applying') });
+        await ensureSchema(this.db, { logger: this.logger, uniqueEmail, events, idempotency, sharedLimits, signal, reached: () => this.options.onPhase?.('applying') });
         this.options.onPhase?.('ready');
         return true;
       } catch (error) {

@@ -22,6 +22,8 @@ export interface SchemaOptions {
   events?: boolean;
   /** IDEMPOTENCY=on: so is the table of Idempotency-Keys. */
   idempotency?: boolean;
+  /** LIMITS_SHARED=on: so is the table of shared limit counts. */
+  sharedLimits?: boolean;
   /** Told once the database answered: from then on the schema is being put in place. */
   reached?: () => void;
 }
@@ -60,7 +62,7 @@ export function ensureSchema(db: DbConfig, options: SchemaOptions, connectTimeou
         logger,
         async () => ({
           table,
-          ...(await applyMigrations(session, logger, { events: options.events ?? false, idempotency: options.idempotency ?? false })),
+          ...(await applyMigrations(session, logger, { events: options.events ?? false, idempotency: options.idempotency ?? false, sharedLimits: options.sharedLimits ?? false })),
           uniqueEmail: await reconcileUniqueEmail(session, options.uniqueEmail, logger),
         }),
         options.signal,

@@ -136,6 +136,7 @@ export async function runInstance(config: Config, logger: Logger): Promise<void>
     rateLimit: config.rateLimit,
     // A worker's limits are counted by its primary, for the whole service.
     ...(worker ? { counters: workerCounters(config.guessing, config.rateLimit) } : {}),
+    ...(config.sharedLimits ? { sharedLimits: config.sharedLimits } : {}),
     trustProxy: config.trustProxy,
     integrity: { validateEmail: config.validateEmail, uniqueEmail: config.uniqueEmail },
     auth: config.auth,

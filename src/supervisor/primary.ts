@@ -7,6 +7,8 @@ import type { ServiceDatabase } from '../embedded-db/service-database.js';
 import { serveCounters } from '../limits/primary-counters.js';
 import type { Logger } from '../log/logger.js';
 import { collectFromWorkers, serveWorkers } from '../metrics/cluster.js';
+import { Registry } from '../metrics/registry.js';
+import { defaultTuning } from '../db/pool-tuning.js';
 import { startMetricsServer, type MetricsServer } from '../metrics/server.js';
 import { stopWhenDatabaseDies } from './database-watch.js';
 import { logFinalLine } from './final-line.js';
@@ -59,6 +61,7 @@ export async function runPrimary(config: Config, logger: Logger): Promise<void> 
   const schemaSetup = new SchemaSetup(opened.db, logger, {
     uniqueEmail: config.uniqueEmail,
     events: config.events !== undefined,
+    sharedLimits: config.sharedLimits !== undefined,
     onPhase: (phase) => {
       schemaApplying = phase === 'applying';
       if (schemaApplying) for (const worker of running()) tellWorker(worker, schemaApplyingMessage);
@@ -68,9 +71,15 @@ export async function runPrimary(config: Config, logger: Logger): Promise<void> 
   let anyListened = false;
 
   // Before any worker exists: the guessing limit and RATE_LIMIT are counted here, for the whole service.
-  serveCounters(config.guessing, config.rateLimit, logger);
+  const ownMetrics = config.metrics ? new Registry() : undefined;
+  const limits = serveCounters(config.guessing, config.rateLimit, logger, config.sharedLimits && {
+    db: opened.db,
+    tuning: defaultTuning,
+    settings: config.sharedLimits,
+    ...(ownMetrics ? { metrics: ownMetrics } : {}),
+  });
   let metricsServer: MetricsServer | undefined;
-  if (config.metrics) serveWorkers();
+  if (ownMetrics) serveWorkers(ownMetrics);
   if (config.metrics && config.metricsPort !== undefined) {
     metricsServer = await startMetricsServer(() => collectFromWorkers(), logger, config.metricsPort, config.metricsHost);
     logger.info('metrics listening', { host: metricsServer.address.address, port: metricsServer.address.port });
@@ -79,7 +88,7 @@ export async function runPrimary(config: Config, logger: Logger): Promise<void> 
   let lastWords: string | undefined;
   // The embedded database goes last, once no worker can use it any more.
   const exit = (code: number): void => {
-    void Promise.resolve(metricsServer?.close())
+    void Promise.all([metricsServer?.close(), limits.stop()])
       .then(() => opened.stop())
       .then(
         () => {
@@ -135,6 +144,7 @@ export async function runPrimary(config: Config, logger: Logger): Promise<void> 
   void schemaSetup.run().then(async (ready) => {
     if (!ready) return;
     schemaReady = true;
+    limits.start();
     for (const worker of running()) tellWorker(worker, schemaReadyMessage);
     const needed = connectionsPerInstance(config.workers, config.poolSize, config.db.servers.length);
     const max = await maxConnections(opened.db);
