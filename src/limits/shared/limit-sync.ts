@@ -20,6 +20,8 @@ export interface SyncFigures {
 
 /** With nothing to publish, a heartbeat still goes this often, so that others count this instance as live. */
 const IDLE_HEARTBEAT_MS = 5000;
+/** For this long after its first sync an instance heartbeats at every sync, so that instances starting together soon agree how many are live. */
+const SETTLING_MS = 3 * IDLE_HEARTBEAT_MS;
 /** Expired rows are deleted this often (by the instance that wrote them, or by anyone once abandoned). */
 const PRUNE_INTERVAL_MS = 60_000;
 
@@ -40,6 +42,7 @@ export class LimitSync {
   private stopped = false;
   private warned = false;
   private lastRoundTripAt = 0;
+  private firstSyncAt: number | undefined;
   private lastPruneAt = 0;
 
   constructor(
@@ -74,7 +77,9 @@ export class LimitSync {
     const bySource = this.sources.map((source) => ({ source, rows: source.rows(now) }));
     const pending: Array<{ source: SyncSource; row: CountRow }> = [];
     for (const { source, rows } of bySource) for (const row of rows) pending.push({ source, row });
-    if (pending.length === 0 && now - this.lastRoundTripAt < Math.max(IDLE_HEARTBEAT_MS, this.syncMs)) return;
+    this.firstSyncAt ??= now;
+    const settled = now - this.firstSyncAt >= SETTLING_MS;
+    if (pending.length === 0 && settled && now - this.lastRoundTripAt < Math.max(IDLE_HEARTBEAT_MS, this.syncMs)) return;
     try {
       for (let from = 0; from === 0 || from < pending.length; from += NAMES_PER_SYNC) {
         await this.roundTrip(pending.slice(from, from + NAMES_PER_SYNC), now, from === 0);
