@@ -9,7 +9,7 @@ export type LoadGenerator = 'auto' | 'wrk' | 'autocannon';
 export type ListClient = 'auto' | 'curl' | 'node';
 
 export interface BenchOptions {
-  mode: 'throughput' | 'memory' | 'cluster' | 'finding' | 'online-index' | 'webhooks' | 'streams';
+  mode: 'throughput' | 'memory' | 'cluster' | 'finding' | 'online-index' | 'webhooks' | 'streams' | 'limits';
   durationSec: number;
   connections: number;
   /** Alternating runs of each side; the median is reported. */
@@ -41,11 +41,13 @@ export interface BenchOptions {
   rate: number;
   /** Throughput mode: db-direct also at these concurrencies (loops, each with a connection), its best run reported. */
   directConcurrency: number[];
+  /** Limits mode: seconds of the accuracy runs. */
+  accuracySec: number;
   runner: Runner;
 }
 
 export const usage = `Usage: npx tsx bench/run.ts [options]
-  --mode throughput|memory|cluster|finding|online-index|webhooks|streams  what to measure (default throughput);
+  --mode throughput|memory|cluster|finding|online-index|webhooks|streams|limits  what to measure (default throughput);
                              cluster: the scenarios on one Galera node and on a 3-node Galera
                              cluster, in the same run; finding: the latency of each way of finding
                              users, one request at a time, on --rows users; online-index: the
@@ -53,7 +55,10 @@ export const usage = `Usage: npx tsx bench/run.ts [options]
                              load of reads and writes, every answer recorded; webhooks: creates
                              delivered to a local receiver, at a steady pace then saturating:
                              deliveries per second and the delay from commit to delivery; streams:
-                             change-event streams at scale (see --listeners)
+                             change-event streams at scale (see --listeners); limits: RATE_LIMIT
+                             counted per instance and shared (LIMITS_SHARED) side by side, then one
+                             client through HAProxy to three instances, accepted per window
+  --accuracy-seconds <s>     limits mode: seconds of each accuracy run (default 30)
   --workers <n>              the service's WORKERS (default 1)
   --duration <s>             seconds per measurement (default 5)
   --connections <n>          concurrent connections / loops (default 32)
@@ -103,6 +108,7 @@ export function parseOptions(argv: string[]): BenchOptions {
       listeners: { type: 'string', default: '10,1000,2000,10000@2' },
       rate: { type: 'string', default: '20' },
       'direct-best': { type: 'string' },
+      'accuracy-seconds': { type: 'string', default: '30' },
       runner: { type: 'string', default: 'build' },
       workers: { type: 'string', default: '1' },
       help: { type: 'boolean', default: false },
@@ -113,7 +119,7 @@ export function parseOptions(argv: string[]): BenchOptions {
     process.exit(0);
   }
   const names = scenarios.map((s) => s.name);
-  const chosen = values.scenarios ? values.scenarios.split(',').map((name) => name.trim()) : names;
+  const chosen = values.scenarios ? values.scenarios.split(',').map((name) => name.trim()) : values.mode === 'limits' ? ['get-one', 'mixed'] : names;
   const unknown = chosen.filter((name) => !names.includes(name));
   if (unknown.length > 0) fail(`unknown scenario(s): ${unknown.join(', ')}`);
   const workers = Math.round(positive(values.workers, 'workers'));
@@ -122,7 +128,7 @@ export function parseOptions(argv: string[]): BenchOptions {
   if (values.events !== 'off' && values.mode !== 'throughput') fail('--events is for the throughput mode');
   if (values.baseline !== undefined && values['service-log'] === 'off') fail('--baseline needs the real entry point on both sides: --service-log null or pipe');
   return {
-    mode: oneOf(values.mode, ['throughput', 'memory', 'cluster', 'finding', 'online-index', 'webhooks', 'streams'] as const, 'mode'),
+    mode: oneOf(values.mode, ['throughput', 'memory', 'cluster', 'finding', 'online-index', 'webhooks', 'streams', 'limits'] as const, 'mode'),
     durationSec: positive(values.duration, 'duration'),
     connections: Math.round(positive(values.connections, 'connections')),
     warmupSec: positive(values.warmup, 'warmup', true),
@@ -140,6 +146,7 @@ export function parseOptions(argv: string[]): BenchOptions {
     listeners: values.listeners,
     rate: positive(values.rate, 'rate'),
     directConcurrency: (values['direct-best'] ?? '').split(',').filter(Boolean).map((each) => Math.round(positive(each, 'direct-best'))),
+    accuracySec: Math.round(positive(values['accuracy-seconds'], 'accuracy-seconds')),
     runner: oneOf(values.runner, ['build', 'tsx'] as const, 'runner'),
     workers,
   };

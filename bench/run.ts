@@ -1,6 +1,7 @@
 /** `npm run bench`: see bench/options.ts for the flags, bench/throughput.ts, memory.ts, cluster.ts, finding-costs.ts and online-index.ts for the modes. */
 import { runCluster } from './cluster.js';
 import { runFinding } from './finding-costs.js';
+import { runLimits } from './limits.js';
 import { cleanUp, guardRun } from './lifecycle.js';
 import { runMemory } from './memory.js';
 import { runOnlineIndex } from './online-index.js';
@@ -16,7 +17,7 @@ guardRun(deadlineMs(options));
 let exitCode = 0;
 try {
   prepareRunner(options.runner);
-  const run = { memory: runMemory, throughput: runThroughput, cluster: runCluster, finding: runFinding, 'online-index': runOnlineIndex, webhooks: runWebhooks, streams: runStreams }[options.mode];
+  const run = { memory: runMemory, throughput: runThroughput, cluster: runCluster, finding: runFinding, 'online-index': runOnlineIndex, webhooks: runWebhooks, streams: runStreams, limits: runLimits }[options.mode];
   await run(options);
 } catch (error) {
   console.error(error);
@@ -39,6 +40,8 @@ function deadlineMs(o: BenchOptions): number {
   if (o.mode === 'webhooks') return (120 + 2 * (o.durationSec + 120)) * 1000;
   // Each step: opening its streams (a thousand a second or so), its writes, and the wait for every event to arrive (at most a minute).
   if (o.mode === 'streams') return (120 + o.listeners.split(',').reduce((sum, step) => sum + Number(step.split('@')[0]) / 500 + o.durationSec + 90, 0)) * 1000;
+  // The cost rounds, then two accuracy runs of three instances each (starting them takes a while).
+  if (o.mode === 'limits') return (300 + o.scenarios.length * o.repeat * 2 * (run + 15) + 2 * (o.accuracySec + 110)) * 1000;
   if (o.mode === 'cluster') return (180 + o.scenarios.length * o.repeat * 2 * (run + 20)) * 1000;
   // Each scenario's rounds measure the database alone and every service side (sidesOf).
   const sides = 1 + o.directConcurrency.length + sidesOf(o).length;

@@ -79,9 +79,13 @@ export class LimitCounts {
       values.push(stored, row.windowStart, instance, row.used, row.claim, row.blockedUntil, row.expiresAt);
     }
     if (pruning) values.push(now, instance, now - ABANDONED_MS);
-    values.push(instance, instance, ...byStored.keys(), now);
-    const results = await this.db.repeatable<unknown[]>(limitSyncStatement(rows.length, byStored.size, pruning), values);
-    const sums = results[results.length - 1] as SumsRow[];
+    if (byStored.size > 0) values.push(instance, instance, ...byStored.keys(), now);
+    if (values.length === 0) return [];
+    const results = await this.db.repeatable<unknown>(limitSyncStatement(rows.length, byStored.size, pruning), values);
+    // One statement answers its result alone; several, an array of results with the sums last.
+    const statements = (rows.length > 0 ? 1 : 0) + (pruning ? 1 : 0) + (byStored.size > 0 ? 1 : 0);
+    if (byStored.size === 0) return [];
+    const sums = (statements === 1 ? results : (results as unknown[])[statements - 1]) as SumsRow[];
     return sums.map((row) => ({
       name: byStored.get(row.name) ?? row.name,
       windowStart: Number(row.window_start),

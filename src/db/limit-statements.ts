@@ -43,7 +43,7 @@ export function limitSyncStatement(rows: number, names: number, pruning: boolean
   const key = `${rows}/${names}/${pruning}`;
   let statement = built.get(key);
   if (statement === undefined) {
-    statement = [upsert(rows), ...(pruning ? [prune] : []), sums(names)].join('; ');
+    statement = [...(rows > 0 ? [upsert(rows)] : []), ...(pruning ? [prune] : []), ...(names > 0 ? [sums(names)] : [])].join('; ');
     if (built.size > 1000) built.clear();
     built.set(key, statement);
   }
