@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, test } from 'node:test';
-import type { ChildService } from '../helpers/child-service.js';
+import { spawnService, type ChildService } from '../helpers/child-service.js';
 import { galeraAvailable, startGaleraCluster, type GaleraCluster } from '../helpers/galera/galera-cluster.js';
 import { request } from '../helpers/http.js';
+import { scrape, valueOf } from '../helpers/metrics.js';
+import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
 import { pollUntil, waitUntil } from '../helpers/poll-until.js';
 import { workerPids } from '../helpers/service-workers.js';
 import { TEST_PASSWORD } from '../helpers/service.js';
@@ -381,5 +383,74 @@ describe('change events (EVENTS=on) on the Galera cluster', { skip }, () => {
     const outbox = await eventsOn(cluster.nodes[1]!, database);
     for (const node of cluster.nodes) assert.deepEqual(await eventsOn(node, database), outbox, `${node.name} holds the same events in the same order`);
     for (const pager of pagers) assert.deepEqual(pager.differences(outbox.map((event) => event.id)), []);
+  });
+});
+
+describe('shared limits (LIMITS_SHARED, on by default with a host list) on the Galera cluster', { skip }, () => {
+  const proxies: TcpProxy[] = [];
+  after(async () => {
+    for (const child of services.splice(0)) await child.process.stop();
+    for (const proxy of proxies.splice(0)) await proxy.close();
+  });
+
+  /** One client's requests spread round robin over the instances as fast as `connections` loops go, for `ms`; accepted per clock window. */
+  async function flood(bases: string[], ms: number, windowMs: number, connections = 12): Promise<Map<number, number>> {
+    const accepted = new Map<number, number>();
+    const until = Date.now() + ms;
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: connections }, async () => {
+        while (Date.now() < until) {
+          const res = await fetch(`${bases[next++ % bases.length]}/api/users/1`).catch(() => undefined);
+          await res?.body?.cancel();
+          if (res?.status === 200) accepted.set(Math.floor(Date.now() / windowMs), (accepted.get(Math.floor(Date.now() / windowMs)) ?? 0) + 1);
+        }
+      }),
+    );
+    return accepted;
+  }
+
+  test('three instances, each on its own node, hold one client to RATE_LIMIT; the syncs never meet a certification conflict; an instance cut from the cluster limits alone and rejoins the shared count', async () => {
+    const database = scenarioDatabase('limits');
+    const env = { RATE_LIMIT: '120/3s', METRICS: 'on' };
+    const instances = [await service([0, 1, 2], database, env), await service([1, 2, 0], database, env)];
+    // The third reaches the nodes through proxies the test can cut, as a partition would.
+    for (const node of cluster.nodes) proxies.push(await startTcpProxy({ host: '127.0.0.1', port: node.ports.sql }));
+    const cut = await spawnService(
+      { servers: [2, 0, 1].map((i) => ({ host: '127.0.0.1', port: proxies[i]!.port })), user: 'root', password: '', database },
+      { WORKERS: '2', DB_POOL_SIZE: '8', ...env },
+    );
+    services.push(cut);
+    instances.push(cut);
+    const bases = instances.map((instance) => instance.baseUrl);
+    const windowMs = 3000;
+    const conflictsBefore = await conflictsSoFar();
+    await sleep(windowMs - (Date.now() % windowMs) + 20);
+    const first = Math.floor(Date.now() / windowMs);
+    const shared = await flood(bases, 2 * windowMs - 100, windowMs);
+    const conflicts = (await conflictsSoFar()) - conflictsBefore;
+    console.log(`# shared limits on Galera: accepted per 3 s window ${[...shared.values()].join(', ')} at 120/3s; ${conflicts} certification conflicts and brute-force aborts`);
+    for (const window of [first, first + 1]) {
+      const count = shared.get(window) ?? 0;
+      assert.ok(count >= 108 && count <= 138, `${count} accepted in a window at 120/3s`);
+    }
+    assert.equal(conflicts, 0, 'rows only their writer touches never conflict');
+
+    for (const proxy of proxies) await proxy.setMode('refuse');
+    await cut.process.logEntry('limits counted by this instance alone until the database answers', 15_000);
+    await sleep(windowMs - (Date.now() % windowMs) + 20);
+    const alone = await flood([cut.baseUrl], windowMs - 100, windowMs, 6);
+    const aloneCount = [...alone.values()].reduce((sum, count) => sum + count, 0);
+    assert.ok(aloneCount > 0 && aloneCount <= 120, `cut off, the instance admitted ${aloneCount}: its own count, never unlimited`);
+
+    for (const proxy of proxies) await proxy.setMode('forward');
+    await cut.process.logEntry('limits shared again', 15_000);
+    await sleep(windowMs - (Date.now() % windowMs) + 20);
+    const rejoined = await flood(bases, windowMs - 100, windowMs);
+    const rejoinedCount = [...rejoined.values()].reduce((sum, count) => sum + count, 0);
+    assert.ok(rejoinedCount >= 108 && rejoinedCount <= 138, `healed: ${rejoinedCount} accepted in a window at 120/3s`);
+    const families = await scrape(`${cut.baseUrl}/metrics`);
+    assert.ok(valueOf(families, 'limits_sync_failures_total') > 0, 'the failed syncs are counted');
+    assert.equal(valueOf(families, 'limits_shared_instances'), 3);
   });
 });

@@ -357,3 +357,28 @@ describe('loadConfig: RATE_LIMIT', () => {
     });
   }
 });
+
+describe('loadConfig: LIMITS_SHARED and LIMITS_SYNC_MS', () => {
+  test('one database server -> limits per instance; a host list -> shared, synced every 500 ms', () => {
+    assert.equal(loadConfig({}).sharedLimits, undefined);
+    assert.equal(loadConfig({ DB_HOST: 'db1' }).sharedLimits, undefined);
+    assert.deepEqual(loadConfig({ DB_HOST: 'db1,db2,db3' }).sharedLimits, { syncMs: 500 });
+  });
+
+  test('LIMITS_SHARED says so whatever DB_HOST lists; LIMITS_SYNC_MS sets the interval', () => {
+    assert.deepEqual(loadConfig({ LIMITS_SHARED: 'on', LIMITS_SYNC_MS: '250' }).sharedLimits, { syncMs: 250 });
+    assert.equal(loadConfig({ DB_HOST: 'db1,db2', LIMITS_SHARED: 'off' }).sharedLimits, undefined);
+  });
+
+  for (const [name, value] of [
+    ['LIMITS_SHARED', 'yes'],
+    ['LIMITS_SYNC_MS', '49'],
+    ['LIMITS_SYNC_MS', '60001'],
+    ['LIMITS_SYNC_MS', '1.5'],
+    ['LIMITS_SYNC_MS', 'fast'],
+  ] as const) {
+    test(`${name}=${value} -> one-line ConfigError naming ${name}`, () => {
+      assert.throws(() => loadConfig({ LIMITS_SHARED: 'on', [name]: value }), (error: unknown) => error instanceof ConfigError && error.message.startsWith(name) && !error.message.includes('\n'));
+    });
+  }
+});
