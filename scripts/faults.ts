@@ -16,7 +16,8 @@ list pages and event streams, while each fault is made and healed; then checks w
   --seed N       the mix's random sequence (default: random)
 
 Prints per fault its operations, acknowledged and unknown, and anomalies by checker; the last line
-is "faults: <operations> operations, <anomalies> anomalies". Exit 1 when there is an anomaly, 2 for
+is "faults: <operations> operations, <anomalies> anomalies". Exit 1 when there is an anomaly or an
+instance did not rejoin the shared limits after a heal, 2 for
 a wrong command line or when namespaces cannot be made here (root, iproute2 and nftables needed).`;
 
 function fail(message: string): never {
@@ -54,4 +55,4 @@ process.stdout.write(`# faults ${faults.join(', ')}, ${seconds} s each, ${client
 const results = await runFaults({ faults, seconds, clients, seed, calmSeconds: Math.min(5, Math.max(2, seconds / 4)), log: (line) => process.stdout.write(`${line}\n`) });
 const line = summaryLine(results);
 process.stdout.write(`${line}\n`);
-process.exit(results.some((result) => result.verdict.anomalies.length > 0) ? 1 : 0);
+process.exit(results.some((result) => result.verdict.anomalies.length > 0 || result.checked.limitsNotRejoined.length > 0) ? 1 : 0);

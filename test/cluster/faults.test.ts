@@ -37,6 +37,7 @@ describe('the cluster under faults', { skip: unavailable }, () => {
       for (const line of describeResult(result)) console.log(`# ${line}`);
       assert.ok(result.acknowledged > 0, 'the workload had writes acknowledged');
       assert.deepEqual(result.byChecker, noAnomalies, describeResult(result, 20).join('\n'));
+      assert.deepEqual(result.checked.limitsNotRejoined, [], 'every instance counts the shared limits with the others again after the heal');
     });
   }
 });

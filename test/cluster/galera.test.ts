@@ -399,7 +399,7 @@ describe('shared limits (LIMITS_SHARED, on by default with a host list) on the G
    * since an instance cut from the database answers 500 to what it lets through).
    */
   const statuses = new Map<string, number>();
-  async function flood(bases: string[], ms: number, windowMs: number, connections = 12, admitted = (status: number) => status === 200): Promise<Map<number, number>> {
+  async function flood(bases: string[], ms: number, windowMs: number, connections = 12, admitted: (status: number) => boolean = (status) => status === 200): Promise<Map<number, number>> {
     const accepted = new Map<number, number>();
     statuses.clear();
     const until = Date.now() + ms;

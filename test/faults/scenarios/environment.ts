@@ -36,7 +36,8 @@ export async function startEnvironment(log: (line: string) => void): Promise<Fau
     log(`# 3 Galera nodes in namespaces fh${network.suffix}n1-n3 Synced in ${((Date.now() - started) / 1000).toFixed(1)} s`);
     const database = `usvc_faults_${network.suffix}`;
     for (const [i, role] of SERVICE_ROLES.entries()) {
-      const env = { DB_HOST: cluster.hostList(SERVICE_ORDERS[i]!), DB_NAME: database, EVENTS: 'on', WORKERS: '1', DB_POOL_SIZE: '8', LOG_FORMAT: 'json' };
+      // The limits are shared (a host list's default), counted on every request but never reached: the runs check that each instance rejoins the shared count after the heal.
+      const env = { DB_HOST: cluster.hostList(SERVICE_ORDERS[i]!), DB_NAME: database, EVENTS: 'on', WORKERS: '1', DB_POOL_SIZE: '8', LOG_FORMAT: 'json', METRICS: 'on', RATE_LIMIT: '1000000/10s' };
       services.push(await startHostService(network.host(role), env));
     }
     return { network, cluster, services, database, stop };

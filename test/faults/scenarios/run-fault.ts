@@ -7,6 +7,7 @@ import type { FaultEnvironment } from './environment.js';
 import { saveEvidence } from './evidence.js';
 import type { Fault } from './faults.js';
 import { outboxOf, usersOf } from './final-state.js';
+import { sharedLimitsRejoined } from './shared-limits-state.js';
 
 export interface FaultResult {
   fault: string;
@@ -17,7 +18,7 @@ export interface FaultResult {
   /** Anomalies per checker, every checker named (0 included). */
   byChecker: Record<string, number>;
   /** What the checkers had to judge, so that a 0 can be told from nothing checked. */
-  checked: { users: number; refused412: number; events: number; readerEvents: number[]; answers: Record<string, number> };
+  checked: { users: number; refused412: number; events: number; readerEvents: number[]; answers: Record<string, number>; limitsNotRejoined: string[] };
   /** When the fault began and was healed, and the first and last unknown outcome, in ms after the fault began. */
   timeline: { healedAt: number; firstUnknown?: number; lastUnknown?: number };
 }
@@ -60,6 +61,7 @@ export async function runFault(env: FaultEnvironment, fault: Fault, tag: string,
     stopClients();
     await clients;
   }
+  const limitsNotRejoined = await sharedLimitsRejoined(ctx.instances);
   const outboxes = await Promise.all(env.cluster.nodes.map((node) => outboxOf(node, env.database)));
   await untilReadersCaughtUp(readers, outboxes[0]!.at(-1)?.id ?? 0);
   await Promise.all(readers.map((reader) => reader.stop()));
@@ -81,6 +83,7 @@ export async function runFault(env: FaultEnvironment, fault: Fault, tag: string,
       events: outboxes[0]!.filter((event) => event.request_id?.startsWith(`${tag}-`)).length,
       readerEvents: readers.map((reader) => reader.received.length),
       answers: countAnswers(history),
+      limitsNotRejoined,
     },
     timeline: timelineOf(history, faultAt, healedAt),
   };
