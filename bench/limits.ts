@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { Agent, request as httpRequest } from 'node:http';
+import { Agent } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { haproxyBinary, startHaproxy } from '../test/helpers/haproxy.js';
 import { portOf } from '../test/helpers/http.js';
+import { statusOf } from '../test/helpers/status-of.js';
 import { createBenchDatabase, type BenchDatabase } from './database.js';
 import { onCleanup } from './lifecycle.js';
 import { chooseLoad } from './load-generator.js';
@@ -130,7 +131,7 @@ async function measureAccuracy(db: BenchDatabase, password: string, options: Ben
     await Promise.all(
       Array.from({ length: options.connections }, async () => {
         while (Date.now() < until) {
-          const status = await get(agent, `${proxy.baseUrl}/api/users/1`);
+          const status = await statusOf(agent, `${proxy.baseUrl}/api/users/1`);
           const window = Math.floor(Date.now() / windowMs);
           if (status === 200) accepted.set(window, (accepted.get(window) ?? 0) + 1);
           else refused++;
@@ -141,7 +142,7 @@ async function measureAccuracy(db: BenchDatabase, password: string, options: Ben
     await sleep(windowMs + 1000);
     progress(`accuracy, LIMITS_SHARED=${env.LIMITS_SHARED}: wrong passwords`);
     let guesses = 0;
-    for (let i = 0; i < 60; i++) if ((await get(agent, `${proxy.baseUrl}/api/users?pwd=wrong-${i}`)) === 401) guesses++;
+    for (let i = 0; i < 60; i++) if ((await statusOf(agent, `${proxy.baseUrl}/api/users?pwd=wrong-${i}`)) === 401) guesses++;
     agent.destroy();
     const last = Math.floor(until / windowMs);
     const windows = [...accepted].filter(([window]) => window >= first && window < last).sort(([a], [b]) => a - b).map(([, count]) => count);
@@ -152,15 +153,3 @@ async function measureAccuracy(db: BenchDatabase, password: string, options: Ben
   }
 }
 
-function get(agent: Agent, url: string): Promise<number> {
-  return new Promise((resolve) => {
-    const req = httpRequest(url, { agent, timeout: 10_000 }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-      res.on('error', () => resolve(0));
-    });
-    req.on('timeout', () => req.destroy());
-    req.on('error', () => resolve(0));
-    req.end();
-  });
-}

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { Agent, request as httpRequest } from 'node:http';
+import { Agent } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, test } from 'node:test';
 import { spawnService, type ChildService } from '../helpers/child-service.js';
@@ -7,6 +7,7 @@ import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { haproxyBinary, startHaproxy, type RunningHaproxy } from '../helpers/haproxy.js';
 import { portOf } from '../helpers/http.js';
 import { scrape, valueOf } from '../helpers/metrics.js';
+import { statusOf } from '../helpers/status-of.js';
 
 /**
  * Three instances of two workers each on one database behind HAProxy round-robin, as
@@ -18,19 +19,6 @@ const LIMIT = 300;
 const WINDOW_S = 10;
 const CONNECTIONS = 16;
 
-/** One GET on a keep-alive connection; resolves with its status (0 on a transport error). */
-function get(agent: Agent, url: string): Promise<number> {
-  return new Promise((resolve) => {
-    const req = httpRequest(url, { agent, timeout: 10_000 }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-      res.on('error', () => resolve(0));
-    });
-    req.on('timeout', () => req.destroy());
-    req.on('error', () => resolve(0));
-    req.end();
-  });
-}
 
 const haproxy = haproxyBinary();
 
@@ -59,7 +47,7 @@ describe('LIMITS_SHARED=on: three instances (WORKERS=2) behind round-robin HAPro
   test('AUTH_MAX_FAILURES=10: wrong passwords spread over the instances get at most 12 answers other than 429', async (t) => {
     const agent = new Agent({ keepAlive: true, maxSockets: 1 });
     const statuses: number[] = [];
-    for (let i = 0; i < 45; i++) statuses.push(await get(agent, `${proxy!.baseUrl}/api/users?pwd=wrong-${i}`));
+    for (let i = 0; i < 45; i++) statuses.push(await statusOf(agent, `${proxy!.baseUrl}/api/users?pwd=wrong-${i}`));
     agent.destroy();
     const answered = statuses.filter((status) => status !== 429);
     t.diagnostic(`${answered.length} answered 401 of ${statuses.length}`);
@@ -80,7 +68,7 @@ describe('LIMITS_SHARED=on: three instances (WORKERS=2) behind round-robin HAPro
     await Promise.all(
       Array.from({ length: CONNECTIONS }, async () => {
         while (Date.now() < until) {
-          const status = await get(agent, `${proxy!.baseUrl}/api/users/1`);
+          const status = await statusOf(agent, `${proxy!.baseUrl}/api/users/1`);
           const window = Math.floor(Date.now() / windowMs);
           if (status === 200) accepted.set(window, (accepted.get(window) ?? 0) + 1);
           else if (status === 429) refused++;

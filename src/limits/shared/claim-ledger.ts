@@ -1,3 +1,4 @@
+import type { CountSums } from '../../db/limit-counts.js';
 import { setNewest } from '../newest-last.js';
 
 /** One key's standing at this instance, in the window its counts belong to. */
@@ -28,24 +29,10 @@ export interface Entry {
 
 /** What the sync publishes for one key: this instance's own row. */
 export interface OwnRow {
-  key: string;
+  name: string;
   windowStart: number;
   used: number;
   claim: number;
-}
-
-/** What the sync read back for one key: every instance's rows, summed. */
-export interface KeySums {
-  key: string;
-  windowStart: number;
-  used: number;
-  claim: number;
-  /** Instances with a row for the key. */
-  counting: number;
-  /** Those with a lower instance id than this one. */
-  rank: number;
-  /** Other instances that spent their whole claim: they want more. */
-  othersFull: number;
 }
 
 /** The instances sharing the database, as the last sync saw them; `synced` false until a sync answered (or while they fail). */
@@ -136,22 +123,22 @@ export class ClaimLedger {
       entry.sent = entry.claim;
       entry.sentUsed = entry.used;
       entry.dirty = false;
-      rows.push({ key, windowStart: entry.windowStart, used: entry.used, claim: entry.claim });
+      rows.push({ name: key, windowStart: entry.windowStart, used: entry.used, claim: entry.claim });
     }
     return rows;
   }
 
   /** A sync that failed: its rows are published with the next. */
-  unsent(rows: readonly OwnRow[]): void {
+  unsent(rows: ReadonlyArray<Pick<OwnRow, 'name' | 'windowStart'>>): void {
     for (const row of rows) {
-      const entry = this.entries.get(row.key);
+      const entry = this.entries.get(row.name);
       if (entry !== undefined && entry.windowStart === row.windowStart) entry.dirty = true;
     }
   }
 
   /** What a sync read back for a key: the others' figures, and this instance's next claim. */
-  learn(sums: KeySums, now: number): Entry | undefined {
-    const entry = this.entries.get(sums.key);
+  learn(sums: CountSums, now: number): Entry | undefined {
+    const entry = this.entries.get(sums.name);
     if (entry === undefined || entry.windowStart !== sums.windowStart) return undefined;
     entry.othersClaim = Math.max(0, sums.claim - entry.sent);
     entry.othersUsed = Math.max(0, sums.used - entry.sentUsed);

@@ -101,20 +101,20 @@ export class SharedFailures implements GuessingGuard, SyncSource {
         return true;
       })
       .map((row) => {
-        const blockedUntil = this.blockedUntil.get(row.key) ?? 0;
-        const last = this.failures.get(row.key)?.at(-1) ?? now;
-        return { name: row.key, windowStart: 0, used: row.used, claim: row.claim, blockedUntil, expiresAt: Math.max(last + this.windowMs, blockedUntil, now + 2 * this.syncMs) };
+        const blockedUntil = this.blockedUntil.get(row.name) ?? 0;
+        const last = this.failures.get(row.name)?.at(-1) ?? now;
+        return { name: row.name, windowStart: 0, used: row.used, claim: row.claim, blockedUntil, expiresAt: Math.max(last + this.windowMs, blockedUntil, now + 2 * this.syncMs) };
       });
   }
 
   learn(sums: CountSums, now: number): void {
-    const entry = this.ledger.learn({ ...sums, key: sums.name }, now);
+    const entry = this.ledger.learn(sums, now);
     if (sums.blockedUntil > now) this.block(sums.name, sums.blockedUntil);
     else if (entry !== undefined && sums.used >= this.limits.maxFailures) this.block(sums.name, now + this.windowMs);
   }
 
   unsent(rows: readonly CountRow[]): void {
-    this.ledger.unsent(rows.map((row) => ({ ...row, key: row.name })));
+    this.ledger.unsent(rows);
   }
 
   alone(): void {

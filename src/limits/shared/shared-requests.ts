@@ -42,11 +42,11 @@ export class SharedRequests implements RequestCounter, SyncSource {
   }
 
   learn(sums: CountSums, now: number): void {
-    this.ledger.learn({ ...sums, key: sums.name }, now);
+    this.ledger.learn(sums, now);
   }
 
   unsent(rows: readonly CountRow[]): void {
-    this.ledger.unsent(rows.map((row) => ({ ...row, key: row.name })));
+    this.ledger.unsent(rows);
   }
 
   alone(): void {
@@ -58,6 +58,6 @@ export class SharedRequests implements RequestCounter, SyncSource {
   }
 
   private countRow(row: OwnRow): CountRow {
-    return { name: row.key, windowStart: row.windowStart, used: row.used, claim: row.claim, blockedUntil: 0, expiresAt: row.windowStart + this.windowMs };
+    return { name: row.name, windowStart: row.windowStart, used: row.used, claim: row.claim, blockedUntil: 0, expiresAt: row.windowStart + this.windowMs };
   }
 }
