@@ -17,12 +17,13 @@ import { createConnectionSource } from './db/connect.js';
 import type { ConnectionSource } from './db/connection-source.js';
 import { endPool } from './db/pool.js';
 import { defaultTuning, type PoolTuning } from './db/pool-tuning.js';
-import { SchemaSetup, type SchemaPhase } from './startup/schema-setup.js';
+import { schemaNeeds } from './startup/schema-needs.js';
+import type { SchemaPhase } from './startup/schema-setup.js';
 import { registerIndexRoute } from './docs/index-route.js';
 import { registerDocsRoutes } from './docs/routes.js';
 import { ChangeEvents, type ChangeEventsOptions } from './events/change-events.js';
 import { registerHealthRoutes } from './health/routes.js';
-import { untilSchemaReady } from './health/until-schema-ready.js';
+import { SchemaGate } from './health/schema-gate.js';
 import { clientAddressOf } from './http/client-address.js';
 import type { Handler } from './http/context.js';
 import { Router } from './http/router.js';
@@ -105,12 +106,15 @@ export interface App {
   routes(): Array<{ method: string; path: string }>;
   listen(port: number, host: string): Promise<AddressInfo>;
   /**
-   * Resolves once the schema is in place; keeps retrying while the database is unreachable. Rejects
-   * with an UnusableSchemaError when the schema cannot be used: the start should stop.
+   * Resolves once requests are served: every step they wait for is in place (index builds go on
+   * while they are); keeps retrying while the database is unreachable. Rejects with an
+   * UnusableSchemaError when the schema cannot be used: the start should stop.
    */
   prepareSchema(): Promise<void>;
-  /** Another process (the primary of several workers) reached the database and puts the schema in place: 503 meanwhile. */
-  schemaApplying(): void;
+  /** Resolves once every migration is done, the index builds included. */
+  schemaSettled(): Promise<void>;
+  /** Where another process's set-up (the primary of several workers) stands, until it is ready. */
+  schemaAt(phase: Exclude<SchemaPhase, 'ready'>): void;
   /** The schema was put in place by another process (the primary of several workers). */
   schemaPrepared(): void;
   /**
@@ -146,16 +150,17 @@ export function createApp(options: AppOptions): App {
     if (!metrics) return [];
     return options.metrics?.read ? options.metrics.read(metrics) : metrics.registry.snapshot();
   };
-  let schemaPhase: SchemaPhase = 'waiting for the database';
   let leaving = false;
-  const schemaSetup = new SchemaSetup(db, logger, {
-    onPhase: (phase) => {
-      if (schemaPhase !== 'ready') schemaPhase = phase;
-    },
-    uniqueEmail: options.integrity?.uniqueEmail ?? false,
-    events: events !== undefined,
-    idempotency: options.idempotency !== undefined,
-    sharedLimits: options.sharedLimits !== undefined && options.counters === undefined,
+  const gate = new SchemaGate(db, logger, {
+    needs: schemaNeeds({
+      uniqueEmail: options.integrity?.uniqueEmail ?? false,
+      events: options.events,
+      idempotency: options.idempotency,
+      sharedLimits: options.counters ? undefined : options.sharedLimits,
+    }),
+    onReady: () => events?.start(),
+    // The shared limits' table may be among the migrations made while requests are served.
+    onSettled: () => limits.start(),
     retryMs: options.testing?.schemaRetryMs,
     maxRetryMs: options.testing?.schemaRetryMaxMs,
   });
@@ -175,7 +180,7 @@ export function createApp(options: AppOptions): App {
     idempotency: options.idempotency !== undefined,
   });
   events?.serveStream(router, access, byPassword);
-  registerHealthRoutes(router, { stopping: () => leaving, answers: async () => schemaPhase === 'ready' && (await store.answers()) });
+  registerHealthRoutes(router, { stopping: () => leaving, answers: async () => gate.ready && (await store.answers()) });
   const metricsOnApiPort = options.metrics?.onApiPort === true;
   registerIndexRoute(router);
   registerDocsRoutes(router, {
@@ -192,31 +197,21 @@ export function createApp(options: AppOptions): App {
     clientAddress: clientAddressOf(options.trustProxy ?? false, logger),
     ...(options.serverLimits ? { limits: options.serverLimits } : {}),
     ...(metrics ? { observe: metrics.observeResponse } : {}),
-    admit: untilSchemaReady(
-      () => schemaPhase,
+    admit: gate.admission(
       options.rateLimit && limits.counters.requests
         ? rateLimitAdmission(options.rateLimit, limits.counters.requests, rateLimitKey(bearer && ((req, res) => bearer.principalOf(req, requestIdOf(res)))))
         : undefined,
     ),
   });
-  const schemaReady = (): void => {
-    schemaPhase = 'ready';
-    events?.start();
-    limits.start();
-  };
-
   return {
     http,
     pool,
     metrics,
     readMetrics,
-    prepareSchema: async () => {
-      if (await schemaSetup.run()) schemaReady();
-    },
-    schemaApplying: () => {
-      if (schemaPhase !== 'ready') schemaPhase = 'applying';
-    },
-    schemaPrepared: schemaReady,
+    prepareSchema: () => gate.prepare(),
+    schemaSettled: () => gate.settled,
+    schemaAt: (phase) => gate.at(phase),
+    schemaPrepared: () => gate.prepared(),
     leaveRotation: () => {
       leaving = true;
     },
@@ -231,7 +226,7 @@ export function createApp(options: AppOptions): App {
       }),
     close: async (drainMs = 10_000) => {
       leaving = true;
-      schemaSetup.stop();
+      gate.stop();
       http.startDraining();
       events?.endStreams();
       const force = setTimeout(() => http.server.closeAllConnections(), drainMs);

@@ -3,7 +3,9 @@ import { dropOutputOnceReaderGone } from '../log/closed-stdout.js';
 import { createLogger } from '../log/logger.js';
 import { planSchema } from '../startup/migration-plan.js';
 import type { SchemaVersions } from '../startup/migrations.js';
+import { printBuildProgress } from '../startup/build-progress.js';
 import { ensureSchema } from '../startup/schema.js';
+import { schemaNeeds } from '../startup/schema-needs.js';
 import { reportCommandFailure } from '../startup/command-failure.js';
 import { openCommandDatabase } from '../embedded-db/service-database.js';
 
@@ -21,18 +23,16 @@ try {
   const config = loadConfig(process.env, entryDefaults());
   const database = await openCommandDatabase(config);
   const where = `${config.db.database} on ${database.shown}`;
-  const events = config.events !== undefined;
-  const idempotency = config.idempotency !== undefined;
-  const sharedLimits = config.sharedLimits !== undefined;
+  const needs = schemaNeeds(config);
   try {
     if (dryRun) {
-      const { statements, versions } = await planSchema(database.db, config.uniqueEmail, events, idempotency, sharedLimits);
+      const { statements, versions } = await planSchema(database.db, needs);
       const state = `${where} ${versionsText(versions)}`;
       if (statements.length === 0) console.log(`-- Dry run: nothing to do; ${state}`);
       else console.log(`-- Dry run, nothing changed; ${state} What would run:\n${statements.map(({ why, statement }) => `-- ${why}\n${statement};`).join('\n')}`);
     } else {
       const logger = createLogger((line) => process.stdout.write(line), config.logFormat ?? 'pretty');
-      const report = await ensureSchema(database.db, { logger, uniqueEmail: config.uniqueEmail, events, idempotency, sharedLimits });
+      const report = await ensureSchema(database.db, { logger, ...needs, progress: printBuildProgress(database.db.database, (line) => console.log(line)) });
       const done = [
         ...(report.table === 'created' ? ['created and seeded the users table'] : []),
         ...(report.applied.length > 0 ? [`applied ${report.applied.length} migration${report.applied.length === 1 ? '' : 's'}`] : []),

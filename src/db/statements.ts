@@ -137,6 +137,15 @@ export const sql = {
   /** A key past its retention is free again: its row goes before the key is recorded anew. */
   dropExpiredIdempotencyKey: 'DELETE FROM idempotency_keys WHERE idem_key = ? AND created_at <= NOW(6) - INTERVAL ? SECOND',
   pruneIdempotencyKeys: 'DELETE FROM idempotency_keys WHERE created_at <= NOW(6) - INTERVAL ? SECOND LIMIT 1000',
+  /**
+   * An index build made while requests are served waits at most this long (seconds) for a
+   * transaction that holds the table: a build queued behind one would hold up every request.
+   */
+  shortLockWait: 'SET SESSION lock_wait_timeout = 1',
+  /** How far a session's ALTER TABLE is (MariaDB reports it; MySQL has no PROGRESS column). */
+  alterProgress: 'SELECT PROGRESS AS progress FROM information_schema.PROCESSLIST WHERE ID = ?',
+  /** The server's estimate of the users table's rows. */
+  usersRowEstimate: "SELECT TABLE_ROWS AS n FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_NAME = 'users'",
   /** Not run by the service: how an operator allows duplicates again. */
   dropUniqueEmail: 'ALTER TABLE users DROP INDEX users_email_unique',
 } as const;
@@ -151,10 +160,18 @@ const idempotencyKeysTable =
 /** A schema change after schema.sql's base table, applied once per database (startup/migrations.ts). */
 export type Migration = IndexMigration | TableMigration;
 
+/**
+ * What requests must wait for while a migration runs: `none` (served while it runs: an index only
+ * makes some reads faster), `writes` (a create or change would fail without it), `reads` (any API
+ * request would). Steps that hold run first, and quickly (a new table); the rest run while serving.
+ */
+export type Holds = 'none' | 'reads' | 'writes';
+
 interface MigrationStep {
   version: number;
   name: string;
   statement: string;
+  holds: Holds;
   /** Applied only where the feature is on: the tables of change events exist only once EVENTS is, the keys' once IDEMPOTENCY is. */
   feature?: keyof SchemaFeatures;
 }
@@ -176,17 +193,21 @@ export function isIndexMigration(migration: Migration): migration is IndexMigrat
 
 /** In the order they run; a version, once released, never changes. */
 export const migrations: readonly Migration[] = [
-  { version: 1, name: 'add_users_email', index: 'users_email', statement: addIndex('users_email', 'email') },
-  { version: 2, name: 'add_users_name', index: 'users_name', statement: addIndex('users_name', 'name') },
-  { version: 3, name: 'add_users_created_at', index: 'users_created_at', statement: addIndex('users_created_at', 'created_at') },
-  { version: 4, name: 'create_user_events', feature: 'events', statement: eventTables.userEvents },
-  { version: 5, name: 'create_event_sequence', feature: 'events', statement: eventTables.eventSequence },
-  { version: 6, name: 'create_event_leases', feature: 'events', statement: eventTables.eventLeases },
-  { version: 7, name: 'create_webhook_endpoints', feature: 'events', statement: eventTables.webhookEndpoints },
-  { version: 8, name: 'create_webhook_deliveries', feature: 'events', statement: eventTables.webhookDeliveries },
-  { version: 9, name: 'create_event_batches', feature: 'events', statement: eventTables.eventBatches },
-  { version: 10, name: 'create_idempotency_keys', feature: 'idempotency', statement: idempotencyKeysTable },
-  { version: 11, name: 'create_limit_counts', feature: 'sharedLimits', statement: limitCountsTable },
+  // The finding indexes: without them finding users is slower, never wrong.
+  { version: 1, name: 'add_users_email', holds: 'none', index: 'users_email', statement: addIndex('users_email', 'email') },
+  { version: 2, name: 'add_users_name', holds: 'none', index: 'users_name', statement: addIndex('users_name', 'name') },
+  { version: 3, name: 'add_users_created_at', holds: 'none', index: 'users_created_at', statement: addIndex('users_created_at', 'created_at') },
+  // Every change records its event in its own transaction, and the stream reads them.
+  { version: 4, name: 'create_user_events', holds: 'reads', feature: 'events', statement: eventTables.userEvents },
+  { version: 5, name: 'create_event_sequence', holds: 'reads', feature: 'events', statement: eventTables.eventSequence },
+  { version: 6, name: 'create_event_leases', holds: 'reads', feature: 'events', statement: eventTables.eventLeases },
+  { version: 7, name: 'create_webhook_endpoints', holds: 'reads', feature: 'events', statement: eventTables.webhookEndpoints },
+  { version: 8, name: 'create_webhook_deliveries', holds: 'reads', feature: 'events', statement: eventTables.webhookDeliveries },
+  { version: 9, name: 'create_event_batches', holds: 'reads', feature: 'events', statement: eventTables.eventBatches },
+  // A keyed create writes its key in its own transaction.
+  { version: 10, name: 'create_idempotency_keys', holds: 'writes', feature: 'idempotency', statement: idempotencyKeysTable },
+  // Read and written by the shared limits' sync only, which starts once every migration is done.
+  { version: 11, name: 'create_limit_counts', holds: 'none', feature: 'sharedLimits', statement: limitCountsTable },
 ];
 
 /** The optional parts of the schema that are in use. */

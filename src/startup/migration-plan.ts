@@ -3,7 +3,7 @@ import type { DbConfig } from '../config/environment.js';
 import { sql } from '../db/statements.js';
 import { checkColumns } from './columns.js';
 import { databaseVersion, latestVersion, pendingMigrations, type SchemaVersions } from './migrations.js';
-import { schemaStatements } from './schema.js';
+import { schemaStatements, type SchemaNeeds } from './schema.js';
 import { onFirstServer, type SchemaSession } from './schema-session.js';
 import { duplicatedEmails, duplicatesMessage, UNIQUE_EMAIL_INDEX } from './unique-email.js';
 import { UnusableSchemaError } from './unusable-schema.js';
@@ -27,7 +27,9 @@ export interface SchemaPlan {
  * UnusableSchemaError as they would there. The recording of each migration is shown with a NULL
  * duration, which is how one applied by hand is recorded.
  */
-export function planSchema(db: DbConfig, uniqueEmail: boolean, events = false, idempotency = false, sharedLimits = false): Promise<SchemaPlan> {
+export function planSchema(db: DbConfig, needs: SchemaNeeds): Promise<SchemaPlan> {
+  const { uniqueEmail } = needs;
+  const features = { events: needs.events ?? false, idempotency: needs.idempotency ?? false, sharedLimits: needs.sharedLimits ?? false };
   return onFirstServer(db, async (session) => {
     const plan: PlannedStatement[] = [];
     const databaseExists = (await session.query<unknown[]>(sql.databaseExists, [db.database])).length > 0;
@@ -39,9 +41,9 @@ export function planSchema(db: DbConfig, uniqueEmail: boolean, events = false, i
     else plan.push(...schemaStatements('users').map((statement) => ({ why: 'the users table of schema.sql, seeded', statement })));
 
     const migrationsExists = databaseExists && (await tableExists(session, 'schema_migrations'));
-    const versions: SchemaVersions = { version: await databaseVersion(session, migrationsExists), needed: latestVersion({ events, idempotency, sharedLimits }) };
+    const versions: SchemaVersions = { version: await databaseVersion(session, migrationsExists), needed: latestVersion(features) };
     if (!migrationsExists) plan.push({ why: 'the record of applied migrations', statement: sql.createMigrationsTable });
-    for (const { version, name, statement } of await pendingMigrations(session, migrationsExists, { events, idempotency, sharedLimits })) {
+    for (const { version, name, statement } of await pendingMigrations(session, migrationsExists, features)) {
       plan.push({ why: `migration ${version} ${name}`, statement });
       plan.push({ why: `recording migration ${version}`, statement: mysql.format(sql.recordMigration, [version, name, null]) });
     }

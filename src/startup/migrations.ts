@@ -1,7 +1,7 @@
-import { migrationsFor, sql, type Migration, type SchemaFeatures } from '../db/statements.js';
+import { isIndexMigration, migrationsFor, sql, type Migration, type SchemaFeatures } from '../db/statements.js';
 import { retryPauseMs, wasRolledBack } from '../db/mysql-errors.js';
 import type { Logger } from '../log/logger.js';
-import { addIndexOnline } from './online-index.js';
+import { addIndexOnline, type BuildProgress } from './online-index.js';
 import type { SchemaSession } from './schema-session.js';
 
 export interface AppliedMigration {
@@ -43,29 +43,38 @@ export async function pendingMigrations(session: SchemaSession, tableExists = tr
   return migrationsFor(features).filter((migration) => !applied.has(migration.version));
 }
 
+/** Whether requests wait while the migration runs (see Holds in src/db/statements.ts). */
+export function holdsRequests(migration: Migration): boolean {
+  return migration.holds !== 'none';
+}
+
+/** The pending migrations `which` selects, in the order they run: new tables before index builds, each in version order. */
+export async function pendingOf(session: SchemaSession, features: SchemaFeatures, which: (migration: Migration) => boolean): Promise<Migration[]> {
+  const pending = (await pendingMigrations(session, true, features)).filter(which);
+  return [...pending.filter((migration) => !isIndexMigration(migration)), ...pending.filter(isIndexMigration)];
+}
+
 /**
- * Applies each pending migration and records it, logging each with its duration. Call it holding
- * the migration lock (migration-lock.ts): the applied versions are read after taking it, so a
- * runner that waited finds nothing left. Without a shared lock (Galera nodes) two runners may both
- * run a statement: the DDL is idempotent, and only the runner whose INSERT IGNORE recorded the
- * version logs it as applied. Ends with one line giving the database's version and what the settings
- * need ('schema up to date' when nothing was pending, else 'schema migrated').
+ * Applies one pending migration and records it, logging it with its duration; false when another
+ * runner recorded it first. Call it holding the migration lock (migration-lock.ts), having read
+ * the pending ones after taking it, so a runner that waited finds nothing left. Without a shared
+ * lock (Galera nodes) two runners may both run a statement: the DDL is idempotent, and only the
+ * runner whose INSERT IGNORE recorded the version logs it as applied.
  */
-export async function applyMigrations(session: SchemaSession, logger: Logger, features = NO_FEATURES): Promise<MigrationOutcome> {
-  await session.query(sql.createMigrationsTable);
-  const applied: AppliedMigration[] = [];
-  for (const migration of await pendingMigrations(session, true, features)) {
-    const { version, name } = migration;
-    const durationMs = await apply(session, migration, logger);
-    if (await record(session, migration, durationMs)) {
-      logger.info('migration applied', { version, name, durationMs });
-      applied.push({ version, name, durationMs });
-    }
-  }
+export async function applyMigration(session: SchemaSession, migration: Migration, logger: Logger, progress?: BuildProgress): Promise<AppliedMigration | undefined> {
+  const { version, name } = migration;
+  const durationMs = await apply(session, migration, logger, progress);
+  if (!(await record(session, migration, durationMs))) return undefined;
+  logger.info('migration applied', { version, name, durationMs });
+  return { version, name, durationMs };
+}
+
+/** One line giving the database's version and what the settings need ('schema up to date' when this runner applied nothing, else 'schema migrated'). */
+export async function reportVersions(session: SchemaSession, logger: Logger, features: SchemaFeatures, applied: readonly AppliedMigration[]): Promise<SchemaVersions> {
   const versions: SchemaVersions = { version: await databaseVersion(session), needed: latestVersion(features) };
   if (applied.length === 0) logger.info('schema up to date', { ...versions });
   else logger.info('schema migrated', { applied: applied.length, ...versions });
-  return { applied, versions };
+  return versions;
 }
 
 export interface MigrationOutcome {
@@ -76,9 +85,9 @@ export interface MigrationOutcome {
 }
 
 /** An index is added online (online-index.ts); a new table is created unless it exists. The milliseconds it took. */
-async function apply(session: SchemaSession, migration: Migration, logger: Logger): Promise<number> {
+async function apply(session: SchemaSession, migration: Migration, logger: Logger, progress?: BuildProgress): Promise<number> {
   const { version, name, index, statement } = migration;
-  if (index !== undefined) return addIndexOnline(session, { index, statement }, logger, { version, name });
+  if (index !== undefined) return addIndexOnline(session, { index, statement }, logger, { version, name }, progress);
   const started = performance.now();
   await session.long(statement);
   return Math.round(performance.now() - started);

@@ -2,6 +2,9 @@ import { lockingForm, sql, unconditionalForm } from '../db/statements.js';
 import type { LogFields, Logger } from '../log/logger.js';
 import type { SchemaSession } from './schema-session.js';
 
+/** Told while an index builds, about once a second (`npm run db:migrate` prints it). */
+export type BuildProgress = (index: string, session: SchemaSession, startedAt: number) => () => void;
+
 /** An index to add, and the statement that adds it online when it is absent. */
 export interface IndexAddition {
   index: string;
@@ -19,9 +22,14 @@ const ONLINE_REFUSED = new Set([1845, 1846]);
  * warning, with the server's reason. A server without ADD INDEX IF NOT EXISTS (MySQL) is asked
  * first whether the index exists. Resolves with the milliseconds the build took.
  */
-export async function addIndexOnline(session: SchemaSession, addition: IndexAddition, logger: Logger, fields: LogFields): Promise<number> {
+export async function addIndexOnline(session: SchemaSession, addition: IndexAddition, logger: Logger, fields: LogFields, progress?: BuildProgress): Promise<number> {
   const started = performance.now();
-  await add(session, addition, logger, fields);
+  const stopWatching = progress?.(addition.index, session, started);
+  try {
+    await add(session, addition, logger, fields);
+  } finally {
+    stopWatching?.();
+  }
   return Math.round(performance.now() - started);
 }
 

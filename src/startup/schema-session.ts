@@ -8,6 +8,16 @@ export interface SchemaSession {
   query<T = Array<Record<string, unknown>>>(statement: string, values?: unknown[]): Promise<T>;
   /** A statement whose time grows with the table (an index build, a scan of every email): no time limit. */
   long<T = Array<Record<string, unknown>>>(statement: string): Promise<T>;
+  /** The server's id of this session's connection (as information_schema.PROCESSLIST shows it). */
+  readonly connectionId: number;
+  /** A second connection to the same server, to watch this one's long statements from. */
+  observer(): Promise<SchemaObserver>;
+}
+
+/** A connection that only reads what the server says of a session (build-progress.ts). */
+export interface SchemaObserver {
+  query<T = Array<Record<string, unknown>>>(statement: string, values?: unknown[]): Promise<T>;
+  close(): void;
 }
 
 /** Each bounded set-up statement gets this long. */
@@ -28,22 +38,35 @@ export async function onFirstServer<T>(db: DbConfig, work: (session: SchemaSessi
 }
 
 async function onServer<T>(db: DbConfig, where: Endpoint, work: (session: SchemaSession) => Promise<T>, connectTimeoutMs: number): Promise<T> {
-  const connection = await mysql.createConnection({
-    ...where,
-    user: db.user,
-    password: db.password,
-    charset: 'utf8mb4',
-    connectTimeout: connectTimeoutMs,
-  });
+  const open = () =>
+    mysql.createConnection({
+      ...where,
+      user: db.user,
+      password: db.password,
+      charset: 'utf8mb4',
+      connectTimeout: connectTimeoutMs,
+    });
+  const connection = await open();
   try {
-    return await work(sessionOn(connection));
+    return await work(sessionOn(connection, open));
   } finally {
     connection.destroy();
   }
 }
 
-function sessionOn(connection: Connection): SchemaSession {
+function sessionOn(connection: Connection, open: () => Promise<Connection>): SchemaSession {
   return {
+    connectionId: connection.threadId,
+    observer: async () => {
+      const other = await open();
+      return {
+        query: async <T>(statement: string, values: unknown[] = []) => {
+          const [rows] = await other.query({ sql: statement, values, timeout: STATEMENT_TIMEOUT_MS });
+          return rows as T;
+        },
+        close: () => other.destroy(),
+      };
+    },
     query: async <T>(statement: string, values: unknown[] = []) => {
       const [rows] = await connection.query({ sql: statement, values, timeout: STATEMENT_TIMEOUT_MS });
       return rows as T;

@@ -1,31 +1,41 @@
 import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { readFileSync } from 'node:fs';
 import type { DbConfig } from '../config/environment.js';
-import { sql } from '../db/statements.js';
+import { sql, type Migration } from '../db/statements.js';
 import type { Logger } from '../log/logger.js';
 import { projectFile } from '../paths.js';
 import { checkColumns } from './columns.js';
 import { withMigrationLock } from './migration-lock.js';
-import { applyMigrations, prepareForGalera, type AppliedMigration, type SchemaVersions } from './migrations.js';
+import { applyMigration, holdsRequests, pendingOf, prepareForGalera, reportVersions, type AppliedMigration, type SchemaVersions } from './migrations.js';
+import type { BuildProgress } from './online-index.js';
 import { onFirstServer, type SchemaSession } from './schema-session.js';
-import { reconcileUniqueEmail, type UniqueEmailOutcome } from './unique-email.js';
+import { reconcileUniqueEmail, uniqueEmailToBuild, type UniqueEmailOutcome } from './unique-email.js';
 
 export type SchemaOutcome = 'created' | 'existing';
 
-export interface SchemaOptions {
-  logger: Logger;
+/** What the settings need of the schema (schemaNeeds in schema-needs.ts makes it from the configuration). */
+export interface SchemaNeeds {
   /** UNIQUE_EMAIL=on: the unique email index is built when absent. */
   uniqueEmail: boolean;
-  /** Ends a wait for another instance's migrations. */
-  signal?: AbortSignal;
   /** EVENTS=on: the tables of change events are migrations too. */
   events?: boolean;
   /** IDEMPOTENCY=on: so is the table of Idempotency-Keys. */
   idempotency?: boolean;
   /** LIMITS_SHARED=on: so is the table of shared limit counts. */
   sharedLimits?: boolean;
-  /** Told once the database answered: from then on the schema is being put in place. */
-  reached?: () => void;
+}
+
+export interface SchemaOptions extends SchemaNeeds {
+  logger: Logger;
+  /** Ends a wait for another instance's migrations. */
+  signal?: AbortSignal;
+  /** Told once the database answered, when steps that hold requests are pending: from then on they are being applied. */
+  holding?: () => void;
+  /** Told once requests may be served: every step that holds them is done; index builds go on while they are served. */
+  serving?: () => void;
+  /** Told while each index builds. */
+  progress?: BuildProgress;
 }
 
 export interface SchemaReport {
@@ -38,38 +48,74 @@ export interface SchemaReport {
 }
 
 const TABLE = 'users';
+const ER_LOCK_WAIT_TIMEOUT = 1205;
+/** The pause before an index build that met a transaction holding the table tries again. */
+const LOCK_RETRY_MS = 1000;
 const ER_TABLE_EXISTS = 1050;
 
 /**
  * Makes the schema one the service can use, on the first server of DB_HOST where that completes:
  * the database and users table (as ensureUsersTable), its columns checked (a table that cannot
- * serve stops the start with an UnusableSchemaError), pending migrations applied, and the unique
- * email index as UNIQUE_EMAIL says. Each step says what it did in the log.
+ * serve stops the start with an UnusableSchemaError), then the steps requests wait for (new tables,
+ * the unique email index of UNIQUE_EMAIL) under the migration lock, then `serving`, then the index
+ * builds, online, one per lock, so that another instance's steps wait for one build at most. Each
+ * step says what it did in the log; an instance finding nothing pending that holds requests takes
+ * no lock before serving.
  */
 export function ensureSchema(db: DbConfig, options: SchemaOptions, connectTimeoutMs = 5000): Promise<SchemaReport> {
   const { logger } = options;
+  const features = { events: options.events ?? false, idempotency: options.idempotency ?? false, sharedLimits: options.sharedLimits ?? false };
   return onFirstServer(
     db,
     async (session) => {
       await prepareForGalera(session);
-      options.reached?.();
       const table = await createUsersTable(session, db.database);
       logger.info(table === 'created' ? 'users table created and seeded' : 'users table found', { database: db.database });
       await checkColumns(session, db.database);
-      return withMigrationLock(
-        session,
-        db.database,
-        logger,
-        async () => ({
-          table,
-          ...(await applyMigrations(session, logger, { events: options.events ?? false, idempotency: options.idempotency ?? false, sharedLimits: options.sharedLimits ?? false })),
-          uniqueEmail: await reconcileUniqueEmail(session, options.uniqueEmail, logger),
-        }),
-        options.signal,
-      );
+      await session.query(sql.createMigrationsTable);
+      const applied: AppliedMigration[] = [];
+      const runAll = async (which: (migration: Migration) => boolean): Promise<void> => {
+        for (const migration of await pendingOf(session, features, which)) {
+          const done = await applyMigration(session, migration, logger, options.progress);
+          if (done) applied.push(done);
+        }
+      };
+      let uniqueEmail: UniqueEmailOutcome;
+      if ((await pendingOf(session, features, holdsRequests)).length > 0 || (await uniqueEmailToBuild(session, options.uniqueEmail))) {
+        options.holding?.();
+        uniqueEmail = await withMigrationLock(
+          session,
+          db.database,
+          logger,
+          async () => {
+            await runAll(holdsRequests);
+            return reconcileUniqueEmail(session, options.uniqueEmail, logger);
+          },
+          options.signal,
+        );
+      } else uniqueEmail = await reconcileUniqueEmail(session, options.uniqueEmail, logger);
+      options.serving?.();
+      await session.query(sql.shortLockWait);
+      for (let next = await pendingOf(session, features, online); next.length > 0; next = await pendingOf(session, features, online)) {
+        const version = next[0]!.version;
+        try {
+          await withMigrationLock(session, db.database, logger, () => runAll((migration) => migration.version === version), options.signal);
+        } catch (error) {
+          if ((error as { errno?: unknown }).errno !== ER_LOCK_WAIT_TIMEOUT) throw error;
+          // A transaction holds the table: the build tries again in a moment rather than queue behind it, where it would hold up every request.
+          logger.info('index build waits for a transaction that holds the users table', { version, retryInMs: LOCK_RETRY_MS });
+          await sleep(LOCK_RETRY_MS, undefined, options.signal ? { signal: options.signal } : {});
+        }
+      }
+      return { table, applied, versions: await reportVersions(session, logger, features, applied), uniqueEmail };
     },
     connectTimeoutMs,
   );
+}
+
+/** A migration that runs while requests are served. */
+function online(migration: Migration): boolean {
+  return !holdsRequests(migration);
 }
 
 /** `npm run db:init`: the database and the users table of schema.sql, and nothing more. */

@@ -38,6 +38,11 @@ export async function reconcileUniqueEmail(session: SchemaSession, uniqueEmail: 
   }
 }
 
+/** Whether UNIQUE_EMAIL=on still needs its index built (requests wait while it builds: a duplicate written meanwhile would stop the start). */
+export async function uniqueEmailToBuild(session: SchemaSession, uniqueEmail: boolean): Promise<boolean> {
+  return uniqueEmail && (await session.query<unknown[]>(sql.indexExists, [UNIQUE_EMAIL_INDEX])).length === 0;
+}
+
 /** The number of emails used by more than one user. */
 export async function duplicatedEmails(session: SchemaSession): Promise<number> {
   const [{ n }] = await session.long<[{ n: unknown }]>(sql.countDuplicatedEmails);

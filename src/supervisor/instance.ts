@@ -13,7 +13,7 @@ import { featureSummary } from '../startup/feature-summary.js';
 import { SCHEMA_PENDING, startupFields } from '../startup/startup-line.js';
 import { stopWhenDatabaseDies } from './database-watch.js';
 import { logFinalLine } from './final-line.js';
-import { isMessage, schemaApplyingMessage, schemaReadyMessage, schemaWantedMessage, skipShutdownDelayMessage } from './messages.js';
+import { isMessage, schemaReadyMessage, schemaWantedMessage, skipShutdownDelayMessage, type SchemaPhaseMessage } from './messages.js';
 import { ShutdownDelay } from './shutdown-delay.js';
 
 export const SHUTDOWN_DRAIN_MS = 10_000;
@@ -167,7 +167,7 @@ export async function runInstance(config: Config, logger: Logger): Promise<void>
     const ready = app;
     let told = false;
     process.on('message', (message) => {
-      if (isMessage(message, schemaApplyingMessage) && !told) return ready.schemaApplying();
+      if (isMessage(message, { type: 'schema-phase' }) && !told) return ready.schemaAt((message as SchemaPhaseMessage).phase);
       // Told once in answer to its question and maybe once more by the primary's round when the set-up ends.
       if (!isMessage(message, schemaReadyMessage) || told) return;
       told = true;

@@ -5,8 +5,19 @@
  */
 export const schemaWantedMessage = { type: 'schema-wanted' } as const;
 export const schemaReadyMessage = { type: 'schema-ready' } as const;
-/** The primary reached the database and is putting the schema in place: workers answer 503 until it is ready. */
-export const schemaApplyingMessage = { type: 'schema-applying' } as const;
+/**
+ * Where the primary's set-up stands before it is ready (SchemaPhase): a worker refuses requests with
+ * 503 while it is `starting` or `applying`, and lets them fail as storage failures while the
+ * primary waits for the database.
+ */
+export interface SchemaPhaseMessage {
+  type: 'schema-phase';
+  phase: 'starting' | 'waiting for the database' | 'applying';
+}
+
+export function schemaPhaseMessage(phase: SchemaPhaseMessage['phase']): SchemaPhaseMessage {
+  return { type: 'schema-phase', phase };
+}
 
 /**
  * From the primary: drain without waiting out SHUTDOWN_DELAY_S (a second signal to the primary, or a

@@ -2,6 +2,7 @@ import cluster, { type Worker } from 'node:cluster';
 import { socketOf } from '../config/db-servers.js';
 import type { Config } from '../config/environment.js';
 import { connectionsPerInstance, maxConnections } from '../startup/connection-budget.js';
+import { schemaNeeds } from '../startup/schema-needs.js';
 import { SchemaSetup } from '../startup/schema-setup.js';
 import type { ServiceDatabase } from '../embedded-db/service-database.js';
 import { serveCounters } from '../limits/primary-counters.js';
@@ -13,7 +14,7 @@ import { startMetricsServer, type MetricsServer } from '../metrics/server.js';
 import { stopWhenDatabaseDies } from './database-watch.js';
 import { logFinalLine } from './final-line.js';
 import { openDatabaseOrFail, SHUTDOWN_DRAIN_MS, warnGeneratedPassword, warnIgnoredAuthSettings } from './instance.js';
-import { isMessage, schemaApplyingMessage, schemaReadyMessage, schemaWantedMessage, skipShutdownDelayMessage } from './messages.js';
+import { isMessage, schemaPhaseMessage, schemaReadyMessage, schemaWantedMessage, skipShutdownDelayMessage, type SchemaPhaseMessage } from './messages.js';
 import { tellWorker } from '../ipc/tell-worker.js';
 import { RestartBackoff } from './restart-backoff.js';
 
@@ -57,14 +58,14 @@ export async function runPrimary(config: Config, logger: Logger): Promise<void> 
   const backoff = new RestartBackoff();
   const startedAt = new Map<Worker, number>();
   let schemaReady = false;
-  let schemaApplying = false;
+  let schemaPhase: SchemaPhaseMessage['phase'] = 'starting';
   const schemaSetup = new SchemaSetup(opened.db, logger, {
-    uniqueEmail: config.uniqueEmail,
-    events: config.events !== undefined,
-    sharedLimits: config.sharedLimits !== undefined,
+    needs: schemaNeeds(config),
+    onSettled: () => limits.start(),
     onPhase: (phase) => {
-      schemaApplying = phase === 'applying';
-      if (schemaApplying) for (const worker of running()) tellWorker(worker, schemaApplyingMessage);
+      if (phase === 'ready') return;
+      schemaPhase = phase;
+      for (const worker of running()) tellWorker(worker, schemaPhaseMessage(phase));
     },
   });
   let killedStragglers = false;
@@ -109,7 +110,7 @@ export async function runPrimary(config: Config, logger: Logger): Promise<void> 
     worker.on('message', (message) => {
       if (!isMessage(message, schemaWantedMessage)) return;
       if (schemaReady) tellWorker(worker, schemaReadyMessage);
-      else if (schemaApplying) tellWorker(worker, schemaApplyingMessage);
+      else tellWorker(worker, schemaPhaseMessage(schemaPhase));
     });
   };
   const running = (): Worker[] => Object.values(cluster.workers ?? {}).filter((worker): worker is Worker => worker !== undefined);
@@ -144,7 +145,6 @@ export async function runPrimary(config: Config, logger: Logger): Promise<void> 
   void schemaSetup.run().then(async (ready) => {
     if (!ready) return;
     schemaReady = true;
-    limits.start();
     for (const worker of running()) tellWorker(worker, schemaReadyMessage);
     const needed = connectionsPerInstance(config.workers, config.poolSize, config.db.servers.length);
     const max = await maxConnections(opened.db);

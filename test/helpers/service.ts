@@ -45,6 +45,8 @@ export interface ServiceOptions {
   eventStream?: Partial<StreamLimits>;
   /** False: the schema is never set up, so the service answers as it does before its migrations are applied. */
   prepareSchema?: boolean;
+  /** false: return as soon as requests are served, while the index builds may still run. */
+  untilSettled?: boolean;
 }
 
 /**
@@ -76,7 +78,11 @@ export async function startService(label: string, options: ServiceOptions = {}):
     ...(options.eventStream ? { eventStream: options.eventStream } : {}),
   });
   const address = await app.listen(0, '127.0.0.1');
-  if (options.prepareSchema !== false) await app.prepareSchema();
+  if (options.prepareSchema !== false) {
+    await app.prepareSchema();
+    // The index builds go on while requests are served: most tests want the whole schema first.
+    if (options.untilSettled !== false) await app.schemaSettled();
+  }
   return {
     baseUrl: `http://127.0.0.1:${address.port}`,
     app,

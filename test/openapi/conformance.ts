@@ -144,7 +144,7 @@ export function runConformance(mode: ApiCompat): void {
     before(async () => {
       starting = await startService(`openapi_starting_${mode}`, { ...options, db: service.db, prepareSchema: false });
       // As a worker is told by its primary that the schema is being put in place.
-      starting.app.schemaApplying();
+      starting.app.schemaAt('applying');
     });
     after(() => starting?.close());
     runCases('not-ready', () => starting.baseUrl);

@@ -23,21 +23,21 @@ const serve = (env: Record<string, string> = {}) => new ServiceProcess({ ...dbEn
 const messages = (service: ServiceProcess): string[] => service.entries().map((entry) => String(entry.msg)).filter((msg) => msg !== 'request');
 
 describe('the lines of a start and a stop, in the order things happen', { concurrency: false }, () => {
-  test('a first start: listening (saying the schema is not ready yet), the table created and seeded, each migration, schema ready; SIGTERM: shutting down, draining, then a last line saying the shutdown is complete', async () => {
+  test('a first start: listening (saying the schema is not ready yet), the table created and seeded, schema ready (the API serves), then each index build, online; SIGTERM: shutting down, draining, then a last line saying the shutdown is complete', async () => {
     const service = serve();
     try {
-      await service.logEntry('schema ready');
+      await service.logEntry('schema migrated');
       service.signal('SIGTERM');
       assert.deepEqual(await service.exited, { code: 0, signal: null });
       await service.logEntry('shutdown complete');
       assert.deepEqual(messages(service), [
         'listening',
         'users table created and seeded',
+        'schema ready',
         'migration applied',
         'migration applied',
         'migration applied',
         'schema migrated',
-        'schema ready',
         'shutting down',
         'draining',
         'shutdown complete',

@@ -16,7 +16,7 @@ const unreachable: Array<{ mode: ProxyMode; how: string }> = [
 
 describe('the database unreachable when the service starts', () => {
   for (const { mode, how } of unreachable) {
-    test(`(${how}) the service starts anyway: /healthz 200, /readyz 503, API calls 500 JSON within the bound (the contract's storage failure: the database does not answer, so no migration is under way); once the database appears everything works without a restart`, async () => {
+    test(`(${how}) the service starts anyway: /healthz 200, /readyz 503, API calls 503 until its first attempt to reach the database fails, then 500 JSON within the bound (the contract's storage failure: the database does not answer, so no migration is under way); once the database appears everything works without a restart`, async () => {
       const db = await createTestDatabase(`start_${mode}`);
       const proxy = await startTcpProxy(testServer, mode);
       const logs: string[] = [];
@@ -36,6 +36,8 @@ describe('the database unreachable when the service starts', () => {
         const notReady = await request(baseUrl, 'GET', '/readyz');
         assert.deepEqual([notReady.status, notReady.json], [503, { error: 'Database unavailable' }]);
 
+        // Until its first attempt to reach the database ends, the start refuses with 503 (Service starting); then a database that does not answer is a storage failure.
+        await pollUntil('the first attempt to reach the database to fail', () => (logs.some((line) => line.includes('database not reachable, retrying')) ? true : undefined), { timeoutMs: 15_000 });
         const whileDown = everyOperation(`start-${mode}`, 2);
         const answers = await Promise.all(whileDown.map((op) => callBounded(baseUrl, op)));
         answers.forEach((res, i) => assertStorageFailure(res, whileDown[i]!.rule));

@@ -27,6 +27,8 @@ function fakeSession(answer: (statement: string) => unknown): SchemaSession & { 
     sent,
     query: run as SchemaSession['query'],
     long: run as SchemaSession['long'],
+    connectionId: 1,
+    observer: () => Promise.reject(new Error('no second connection in this stand-in')),
   };
 }
 
