@@ -14,7 +14,7 @@ import { SCHEMA_PENDING, startupFields } from '../startup/startup-line.js';
 import { stopWhenDatabaseDies } from './database-watch.js';
 import { logFinalLine } from './final-line.js';
 import { isMessage, schemaReadyMessage, schemaWantedMessage, skipShutdownDelayMessage, type SchemaPhaseMessage } from './messages.js';
-import { ShutdownDelay } from './shutdown-delay.js';
+import { interactiveStop, ShutdownDelay } from './shutdown-delay.js';
 
 export const SHUTDOWN_DRAIN_MS = 10_000;
 
@@ -25,11 +25,19 @@ export function failStart(message: string): never {
 }
 
 /** Printed once, to the terminal only, so the operator can use the list endpoint at all. */
+/**
+ * A newcomer's start without ACCESS_PASSWORD: the one generated for this run, printed once on
+ * stderr, never in the log lines of stdout (which may be shipped anywhere): a JSON warning line when
+ * the logs are JSON, two lines of text at a terminal.
+ */
 export function warnGeneratedPassword(config: Config): void {
   if (!config.accessPasswordGenerated) return;
+  const json = (config.logFormat ?? (process.stdout.isTTY ? 'pretty' : 'json')) === 'json';
+  const msg = 'ACCESS_PASSWORD is not set: a password was generated for this run; it changes on every start, set ACCESS_PASSWORD to keep one';
   process.stderr.write(
-    `WARNING: ACCESS_PASSWORD is not set. Generated password for this run: ${config.accessPassword}\n` +
-      'It changes on every start; set ACCESS_PASSWORD to keep one.\n',
+    json
+      ? `${JSON.stringify({ time: new Date().toISOString(), level: 'warn', msg, generatedPassword: config.accessPassword })}\n`
+      : `WARNING: ACCESS_PASSWORD is not set. Generated password for this run: ${config.accessPassword}\nIt changes on every start; set ACCESS_PASSWORD to keep one.\n`,
   );
 }
 
@@ -79,7 +87,8 @@ export async function runInstance(config: Config, logger: Logger): Promise<void>
     if (stopping) return;
     stopping = true;
     // Nothing is in rotation before the app exists: a signal during the start drains at once.
-    const pausing = delayed && app !== undefined;
+    // Ctrl-C at a terminal is a developer stopping their own run: no balancer to wait for.
+    const pausing = delayed && app !== undefined && !interactiveStop(signal);
     logger.info('shutting down', { signal, delayMs: pausing ? delay.ms : 0, drainMs: SHUTDOWN_DRAIN_MS });
     app?.leaveRotation();
     (pausing ? delay.wait() : Promise.resolve(false))

@@ -17,6 +17,7 @@ import { openDatabaseOrFail, SHUTDOWN_DRAIN_MS, warnGeneratedPassword, warnIgnor
 import { isMessage, schemaPhaseMessage, schemaReadyMessage, schemaWantedMessage, skipShutdownDelayMessage, type SchemaPhaseMessage } from './messages.js';
 import { tellWorker } from '../ipc/tell-worker.js';
 import { RestartBackoff } from './restart-backoff.js';
+import { interactiveStop } from './shutdown-delay.js';
 
 /** Past the delay and the drain, workers still running are killed: they had their 10 s and then some. */
 const STRAGGLER_GRACE_MS = 5000;
@@ -186,7 +187,8 @@ export async function runPrimary(config: Config, logger: Logger): Promise<void> 
     // Each worker answers /readyz 503, serves on for SHUTDOWN_DELAY_S, then drains.
     for (const worker of running()) worker.process.kill(signal);
     // A stop for a failure keeps no load balancer waiting: /readyz already failed.
-    if (code !== 0) skipDelay();
+    // Ctrl-C at a terminal is a developer stopping their own run: no balancer to wait for.
+    if (code !== 0 || interactiveStop(signal)) skipDelay();
     else killStragglersIn(delayMs + SHUTDOWN_DRAIN_MS + STRAGGLER_GRACE_MS);
   };
   // A second signal (an impatient operator) cuts the workers' delay short; the workers themselves

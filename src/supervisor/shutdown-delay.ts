@@ -1,3 +1,8 @@
+/** SIGINT with a terminal on stdin: Ctrl-C in a developer's `npm start`, which stops at once (SHUTDOWN_DELAY_S is for load balancers). */
+export function interactiveStop(signal: string): boolean {
+  return signal === 'SIGINT' && process.stdin.isTTY === true;
+}
+
 /**
  * The pause between a stop signal and the drain (SHUTDOWN_DELAY_S). `/readyz` already answers 503,
  * so a load balancer takes the instance out of rotation while it still serves what arrives

@@ -52,7 +52,7 @@ describe('graceful shutdown of src/commands/start.ts', () => {
     const connection = { current: undefined as RawConnection | undefined };
     try {
       const port = await service.port();
-      await service.logEntry('schema ready');
+      await service.logEntry('schema migrated');
 
       const inFlight = await RawConnection.open(port);
       connection.current = inFlight;
@@ -95,11 +95,12 @@ describe('graceful shutdown of src/commands/start.ts', () => {
     try {
       const port = await service.port();
       await service.logEntry('schema ready');
-      const generated = /Generated password for this run: (\S+)/.exec(service.stderr)?.[1];
-      assert.ok(generated, `the password is printed: ${service.stderr}`);
-      assert.match(service.stderr, /WARNING/);
-      assert.match(service.stderr, /changes on every start/);
-      assert.equal(service.stderr.split(generated).length - 1, 1, 'printed exactly once');
+      const lines = service.stderr.split('\n').filter((line) => line.includes('"generatedPassword"'));
+      assert.equal(lines.length, 1, 'printed exactly once, on stderr');
+      const warning = JSON.parse(lines[0]!) as { level: string; msg: string; generatedPassword: string };
+      assert.equal(warning.level, 'warn', 'as a JSON warning line, since the logs are JSON');
+      assert.match(warning.msg, /changes on every start/);
+      const generated = warning.generatedPassword;
 
       const baseUrl = `http://127.0.0.1:${port}`;
       assert.equal((await request(baseUrl, 'GET', `/api/users?pwd=${encodeURIComponent(generated)}`)).status, 200);

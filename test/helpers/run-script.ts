@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { serverName } from '../../src/config/db-servers.js';
 import type { DbConfig } from '../../src/config/environment.js';
 import { projectRoot } from '../../src/paths.js';
+import { SETTINGS } from '../../src/config/setting-names.js';
 
 /**
  * A script of the project (`src/commands/db-init.ts`, a fixture, ...) as a child process, and the environment
@@ -21,15 +22,12 @@ export interface ChildResult extends Exit {
 
 /**
  * The environment a child gets: this process's (PATH, coverage settings) minus every variable
- * the service reads, plus the given ones. SHUTDOWN_DELAY_S is 0 unless given: a test that signals
+ * the service reads (and NODE_ENV), plus the given ones. SHUTDOWN_DELAY_S is 0 unless given: a test that signals
  * the service sees the drain start at once; the delay before it has tests of its own.
  */
 export function childEnv(vars: Record<string, string>): NodeJS.ProcessEnv {
   const env = { ...process.env };
-  const read = ['PORT', 'HOST', 'DB_HOST', 'DB_PORT', 'DB_USER', 'DB_PASSWORD', 'DB_NAME', 'ACCESS_PASSWORD', 'API_COMPAT', 'WORKERS', 'DB_POOL_SIZE'];
-  const alsoRead = ['AUTH_MAX_FAILURES', 'AUTH_WINDOW_S', 'TRUST_PROXY', 'METRICS', 'METRICS_PORT', 'DB_EMBEDDED_DIR', 'DB_EMBEDDED_BIN', 'DB_SOCKET', 'LOG_FORMAT', 'VALIDATE_EMAIL', 'UNIQUE_EMAIL', 'SHUTDOWN_DELAY_S'];
-  const tokens = ['AUTH', 'API_KEYS_FILE', 'JWT_SECRET', 'JWT_PUBLIC_KEY_FILE', 'JWT_JWKS_URL', 'JWT_ISSUER', 'JWT_AUDIENCE'];
-  for (const name of [...read, ...alsoRead, ...tokens]) delete env[name];
+  for (const name of [...SETTINGS, 'NODE_ENV']) delete env[name];
   return { ...env, SHUTDOWN_DELAY_S: '0', ...vars };
 }
 
