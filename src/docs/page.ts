@@ -1,4 +1,4 @@
-/** The docs page and its initialiser: Swagger UI from this server, pointed at this server's spec. */
+/** The docs page and its initialiser: Swagger UI from this server, pointed at this server's description without shared examples (try-it-out.ts). */
 export const indexHtml = `<!doctype html>
 <html lang="en">
 <head>
@@ -18,7 +18,7 @@ export const indexHtml = `<!doctype html>
 
 export const initializerJs = `window.addEventListener('load', function () {
   window.ui = SwaggerUIBundle({
-    url: '/openapi.json',
+    url: '/apidocs/openapi.json',
     dom_id: '#swagger-ui',
     deepLinking: true,
     validatorUrl: null,

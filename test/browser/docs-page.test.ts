@@ -82,6 +82,28 @@ describe('the API reference at /apidocs, used in Chromium as a person would', { 
       assert.deepEqual(await panelIdsShown(page), panelIdsInSpec);
     }, '/docs'));
 
+  test('"Try it out" sends no shared example: a create carries no Idempotency-Key nor X-Request-Id of the page\'s making, and the stream\'s `after` starts empty', () =>
+    withDocs(async (page) => {
+      const sent: Array<Record<string, string>> = [];
+      page.on('request', (request) => {
+        if (request.method() === 'POST' && request.url() === `${service.baseUrl}/api/users`) sent.push(request.headers());
+      });
+      const create = new OperationPanel(page, 'createUser');
+      await create.tryItOut();
+      await create.fill({}, { name: 'Visitor', email: 'visitor@example.com' });
+      const created = await create.execute();
+      assert.equal(created.status, 201);
+      assert.equal(sent.length, 1);
+      assert.equal(sent[0]!['idempotency-key'], undefined, 'no Idempotency-Key: visitors never replay each other\'s creates');
+      assert.equal(sent[0]!['x-request-id'], undefined, 'no fixed X-Request-Id');
+      const events = new OperationPanel(page, 'streamUserEvents');
+      await events.tryItOut();
+      for (const name of ['after', 'Last-Event-ID']) {
+        const field = page.locator(`.opblock[id$="-streamUserEvents"] tr[data-param-name="${name}"] input`);
+        if ((await field.count()) > 0) assert.equal(await field.inputValue(), '', `${name} starts empty`);
+      }
+    }));
+
   test('listUsers via "Try it out": 200 with the stored users from this origin, 401 with a wrong pwd', () =>
     withDocs(async (page) => {
       const panel = new OperationPanel(page, 'listUsers');
@@ -226,7 +248,7 @@ describe('the API reference at /apidocs, used in Chromium as a person would', { 
     // Also covers requests the policy blocked: Chromium logs those as console errors and never sends them.
     assert.deepEqual(watch.errors, []);
     const origin = new URL(service.baseUrl).origin;
-    assert.ok(watch.requests.some((url) => url === `${origin}/openapi.json`), 'the page loaded /openapi.json');
+    assert.ok(watch.requests.some((url) => url === `${origin}/apidocs/openapi.json`), 'the page loaded its description, /apidocs/openapi.json');
     for (const url of watch.requests) {
       assert.ok(url.startsWith('data:') || new URL(url).origin === origin, `request to another origin: ${url}`);
     }
