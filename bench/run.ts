@@ -2,6 +2,7 @@
 import { runCluster } from './cluster.js';
 import { runFinding } from './finding-costs.js';
 import { runLimits } from './limits.js';
+import { runStartup } from './startup.js';
 import { cleanUp, guardRun } from './lifecycle.js';
 import { runMemory } from './memory.js';
 import { runOnlineIndex } from './online-index.js';
@@ -17,7 +18,7 @@ guardRun(deadlineMs(options));
 let exitCode = 0;
 try {
   prepareRunner(options.runner);
-  const run = { memory: runMemory, throughput: runThroughput, cluster: runCluster, finding: runFinding, 'online-index': runOnlineIndex, webhooks: runWebhooks, streams: runStreams, limits: runLimits }[options.mode];
+  const run = { memory: runMemory, throughput: runThroughput, cluster: runCluster, finding: runFinding, 'online-index': runOnlineIndex, webhooks: runWebhooks, streams: runStreams, limits: runLimits, startup: runStartup }[options.mode];
   await run(options);
 } catch (error) {
   console.error(error);
@@ -41,6 +42,8 @@ function deadlineMs(o: BenchOptions): number {
   // Each step: opening its streams (a thousand a second or so), its writes, and the wait for every event to arrive (at most a minute).
   if (o.mode === 'streams') return (120 + o.listeners.split(',').reduce((sum, step) => sum + Number(step.split('@')[0]) / 500 + o.durationSec + 90, 0)) * 1000;
   // The cost rounds, then two accuracy runs of three instances each (starting them takes a while).
+  // Loading the table (a million users in some seconds), then each start until its indexes are built, per side and run.
+  if (o.mode === 'startup') return (120 + o.repeat * (o.baseline ? 2 : 1) * (60 + o.rows / 5000)) * 1000;
   if (o.mode === 'limits') return (300 + o.scenarios.length * o.repeat * 2 * (run + 15) + 2 * (o.accuracySec + 110)) * 1000;
   if (o.mode === 'cluster') return (180 + o.scenarios.length * o.repeat * 2 * (run + 20)) * 1000;
   // Each scenario's rounds measure the database alone and every service side (sidesOf).
