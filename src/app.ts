@@ -23,7 +23,7 @@ import { registerIndexRoute } from './docs/index-route.js';
 import { registerDocsRoutes } from './docs/routes.js';
 import { ChangeEvents, type ChangeEventsOptions } from './events/change-events.js';
 import { registerHealthRoutes } from './health/routes.js';
-import { SchemaGate } from './health/schema-gate.js';
+import { SchemaGate } from './startup/schema-gate.js';
 import { clientAddressOf } from './http/client-address.js';
 import type { Handler } from './http/context.js';
 import { Router } from './http/router.js';

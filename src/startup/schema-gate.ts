@@ -1,9 +1,9 @@
 import type { DbConfig } from '../config/environment.js';
 import type { Admission } from '../http/server.js';
 import type { Logger } from '../log/logger.js';
-import type { SchemaNeeds } from '../startup/schema.js';
-import { SchemaSetup, type SchemaPhase } from '../startup/schema-setup.js';
-import { untilSchemaReady } from './until-schema-ready.js';
+import type { SchemaNeeds } from './schema.js';
+import { SchemaSetup, type SchemaPhase } from './schema-setup.js';
+import { untilSchemaReady } from '../health/until-schema-ready.js';
 
 export interface SchemaGateOptions {
   needs: SchemaNeeds;
