@@ -18,6 +18,7 @@ describe('npm run db:migrate (src/commands/db-migrate.ts)', () => {
       for (const [version, name] of [[1, 'add_users_email'], [2, 'add_users_name'], [3, 'add_users_created_at']] as const) {
         assert.match(first.stdout, new RegExp(`INFO  migration applied version=${version} name=${name} durationMs=\\d+\\n`));
       }
+      for (const index of MIGRATION_INDEXES) assert.match(first.stdout, new RegExp(`^building ${index} online$`, 'm'), 'each build says it began (and how far it is, each second, while it runs)');
       assert.match(first.stdout, new RegExp(`^${db.config.database} on 127\\.0\\.0\\.1:\\d+: applied 3 migrations; it is at schema version 3; these settings need version 3\\.$`, 'm'));
       assert.deepEqual(await userIndexes(db), ['PRIMARY', ...MIGRATION_INDEXES]);
       assert.deepEqual(await allUsers(db), before);
