@@ -26,12 +26,29 @@ describe('the API reference page', () => {
     });
   }
 
-  test('the initializer loads /openapi.json from this server, not the Petstore default', async () => {
+  test('the initializer loads /apidocs/openapi.json from this server, not the Petstore default', async () => {
     const res = await get('/apidocs/swagger-initializer.js');
     assert.equal(res.status, 200);
     assert.match(res.headers.get('content-type') ?? '', /^text\/javascript/);
-    assert.match(res.text, /url:\s*'\/openapi\.json'/);
+    assert.match(res.text, /url:\s*'\/apidocs\/openapi\.json'/);
     assert.doesNotMatch(res.text, /petstore/i);
+  });
+
+  test('/apidocs/openapi.json is /openapi.json without the optional parameters\' examples (Try it out starts them empty); required ones keep theirs', async () => {
+    const page = (await get('/apidocs/openapi.json')).json as { components: { parameters: Record<string, { required?: boolean; example?: unknown; examples?: unknown; schema?: { example?: unknown; default?: unknown } }> } };
+    const docs = (await get('/openapi.json')).json as typeof page;
+    for (const [name, parameter] of Object.entries(page.components.parameters)) {
+      if (parameter.required === true) {
+        assert.deepEqual(parameter, docs.components.parameters[name], `${name} is required: unchanged`);
+        continue;
+      }
+      assert.equal(parameter.example, undefined, `${name} has no example on the page`);
+      assert.equal(parameter.examples, undefined, `${name} has no examples on the page`);
+      assert.equal(parameter.schema?.example, undefined);
+      assert.equal(parameter.schema?.default, undefined);
+    }
+    const idempotencyKey = docs.components.parameters.IdempotencyKey!;
+    assert.ok(idempotencyKey.example !== undefined || idempotencyKey.examples !== undefined || idempotencyKey.schema?.example !== undefined, 'the documentation keeps its examples');
   });
 
   test('/apidocs/index.html is this page, not the package\'s Petstore page', async () => {
