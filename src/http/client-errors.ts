@@ -5,6 +5,7 @@ import { messages } from '../errors/messages.js';
 import { endDiscarding } from './discard-body.js';
 import { freshRequestId, REQUEST_ID_HEADER } from './request-id.js';
 import { jsonHeaderLines } from './respond.js';
+import { continueTrace, TRACEPARENT_HEADER, traceparentOf } from '../tracing/trace-context.js';
 
 const malformed = new HttpError(400, messages.malformedRequest);
 
@@ -37,6 +38,7 @@ export function writeErrorToSocket(socket: Socket, answer: HttpError): void {
       jsonHeaderLines +
       `Content-Length: ${Buffer.byteLength(answer.body)}\r\n` +
       `${REQUEST_ID_HEADER}: ${freshRequestId()}\r\n` +
+      `${TRACEPARENT_HEADER}: ${traceparentOf(continueTrace(undefined, undefined))}\r\n` +
       'Connection: close\r\n\r\n' +
       answer.body,
   );

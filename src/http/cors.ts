@@ -9,7 +9,7 @@ export const ALL_API_METHODS = 'GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS';
  * while it is off: naming an absent header costs nothing, and the list stays one constant.
  */
 export const EXPOSED_HEADERS =
-  'Location, ETag, Link, Retry-After, X-Request-Id, X-Total-Count, Preference-Applied, RateLimit-Policy, RateLimit, WWW-Authenticate, Idempotent-Replayed';
+  'Location, ETag, Link, Retry-After, X-Request-Id, X-Total-Count, Preference-Applied, RateLimit-Policy, RateLimit, WWW-Authenticate, Idempotent-Replayed, traceparent';
 
 const PREFLIGHT_MAX_AGE_SECONDS = '86400';
 /** Allowed when a preflight names no headers: a JSON body's type, and a bearer token (AUTH=writes or all). */

@@ -1,9 +1,11 @@
 import type { ServerResponse } from 'node:http';
 import { EXPOSED_HEADERS } from './cors.js';
+import { TRACEPARENT_HEADER } from '../tracing/trace-context.js';
 import { REQUEST_ID_HEADER, requestIdOf } from './request-id.js';
+import { traceparentHeaderOf } from './response-trace.js';
 
 // Built once: every API response carries the same fixed headers, passed to writeHead as one flat
-// array (with the request's id last, so the response need not copy it again to add it) so Node
+// array (with the request's id and trace last, so the response need not copy it again to add it) so Node
 // stores them without a setHeader call (and its validation) per header.
 const jsonHeaders: readonly string[] = [
   'Content-Type', 'application/json; charset=utf-8',
@@ -22,7 +24,7 @@ export const jsonHeaderLines = jsonHeaders
 
 /** Starts a JSON response whose length is not known yet (a streamed list). */
 export function writeJsonHead(res: ServerResponse, status: number, extraHeaders?: Readonly<Record<string, string>>): void {
-  const headers = jsonHeaders.concat(REQUEST_ID_HEADER, requestIdOf(res));
+  const headers = jsonHeaders.concat(REQUEST_ID_HEADER, requestIdOf(res), TRACEPARENT_HEADER, traceparentHeaderOf(res));
   if (extraHeaders) for (const name in extraHeaders) headers.push(name, extraHeaders[name]!);
   res.writeHead(status, headers);
 }
@@ -42,7 +44,7 @@ const notModifiedHeaders = jsonHeaders.slice(2);
 
 /** 304 Not Modified: the client's copy, named by its ETag, is current. */
 export function sendNotModified(res: ServerResponse, etag: string): void {
-  res.writeHead(304, notModifiedHeaders.concat('ETag', etag, REQUEST_ID_HEADER, requestIdOf(res)));
+  res.writeHead(304, notModifiedHeaders.concat('ETag', etag, REQUEST_ID_HEADER, requestIdOf(res), TRACEPARENT_HEADER, traceparentHeaderOf(res)));
   res.end();
 }
 
@@ -84,6 +86,6 @@ function headersFor(
 ): string[] {
   const headers = fixed.concat('Content-Length', String(Buffer.byteLength(body)));
   if (extraHeaders) for (const name in extraHeaders) headers.push(name, extraHeaders[name]!);
-  headers.push(REQUEST_ID_HEADER, requestIdOf(res));
+  headers.push(REQUEST_ID_HEADER, requestIdOf(res), TRACEPARENT_HEADER, traceparentHeaderOf(res));
   return headers;
 }

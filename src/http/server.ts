@@ -9,6 +9,8 @@ import { answerClientError, writeErrorToSocket } from './client-errors.js';
 import type { Handler, RequestContext } from './context.js';
 import { ALL_API_METHODS, sendPreflight } from './cors.js';
 import { assignRequestId, requestIdFor, requestIdOf } from './request-id.js';
+import { assignTrace } from './response-trace.js';
+import { continueTrace, type SpanContext } from '../tracing/trace-context.js';
 import type { Match, Router } from './router.js';
 import { serviceResponse } from './service-response.js';
 
@@ -44,7 +46,15 @@ export interface HttpServerOptions {
   admit?: Admission;
   /** The client's address for the access line (as TRUST_PROXY says); the connection's by default. */
   clientAddress?: (req: IncomingMessage) => string;
+  /** This service's span for a request (continuing its `traceparent`); not sampled unless the caller's was, by default. */
+  startSpan?: (req: IncomingMessage) => SpanContext;
+  /** Told of every finished or aborted request's span, with its wall-clock start (ms) and duration: the trace exporter. */
+  endSpan?: SpanObserver;
 }
+
+export type SpanObserver = (span: SpanContext, req: IncomingMessage, res: ServerResponse, route: string, status: number | 'aborted', startedAtMs: number, elapsedMs: number) => void;
+
+const traceOfRequest = (req: IncomingMessage): SpanContext => continueTrace(req.headers.traceparent, req.headers.tracestate);
 
 /** Decides whether a request goes on: returns (or resolves) to let it, throws (or rejects) its refusal. */
 export type Admission = (req: IncomingMessage, res: ServerResponse, client: string) => void | Promise<void>;
@@ -67,7 +77,16 @@ const methodNotAllowed = new HttpError(405, messages.methodNotAllowed);
 
 const connectionAddress = (req: IncomingMessage): string => req.socket.remoteAddress ?? '';
 
-export function createHttpServer({ router, logger, limits = serverLimits, observe, admit, clientAddress = connectionAddress }: HttpServerOptions): HttpService {
+export function createHttpServer({
+  router,
+  logger,
+  limits = serverLimits,
+  observe,
+  admit,
+  clientAddress = connectionAddress,
+  startSpan = traceOfRequest,
+  endSpan,
+}: HttpServerOptions): HttpService {
   let draining = false;
 
   const fail = (req: IncomingMessage, res: ServerResponse, path: string, error: unknown): void =>
@@ -90,6 +109,8 @@ export function createHttpServer({ router, logger, limits = serverLimits, observ
     const query = mark === -1 ? '' : url.slice(mark + 1);
     const requestId = requestIdFor(req.headers['x-request-id']);
     assignRequestId(res, requestId);
+    const span = startSpan(req);
+    assignTrace(res, span);
     // Read once, now: the access line, the rate limit and the guessing limit name the same client, and
     // once an aborted request's socket is gone, its address is too.
     const client = clientAddress(req);
@@ -99,8 +120,9 @@ export function createHttpServer({ router, logger, limits = serverLimits, observ
       const status = res.writableFinished ? res.statusCode : 'aborted';
       const elapsedMs = performance.now() - started;
       const durationMs = Math.round(elapsedMs * 10) / 10;
-      logger.request(req.method ?? '', redactTarget(path, query), status, durationMs, requestId, client, req.headers['user-agent'], authenticatedAs(res));
+      logger.request(req.method ?? '', redactTarget(path, query), status, durationMs, requestId, client, req.headers['user-agent'], authenticatedAs(res), span);
       observe?.(req.method ?? '', route, status, elapsedMs / 1000);
+      if (endSpan !== undefined && span.sampled) endSpan(span, req, res, route, status, performance.timeOrigin + started, elapsedMs);
     });
     try {
       // Node's own answer to this is a bare 400, so its check is off and this one answers in JSON.

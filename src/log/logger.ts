@@ -1,5 +1,6 @@
 import type { LogFormat } from '../config/environment.js';
 import { prettyLine } from './pretty.js';
+import type { SpanContext } from '../tracing/trace-context.js';
 import { stdoutLines, type LineWriter } from './stdout-lines.js';
 
 export type LogFields = Record<string, unknown>;
@@ -9,7 +10,7 @@ export interface Logger {
    * The access log line: one per request, naming the id its response carried in `X-Request-Id`,
    * the client's address (as TRUST_PROXY says), its User-Agent (cut to a few hundred characters,
    * control characters escaped) when it sent one, and the principal its bearer token proved
-   * (`key:ci`) when it was authenticated.
+   * (`key:ci`) when it was authenticated, and the trace and span its `traceparent` named.
    */
   request(
     method: string,
@@ -20,6 +21,7 @@ export interface Logger {
     client: string,
     userAgent: string | undefined,
     principal?: string,
+    trace?: SpanContext,
   ): void;
   info(msg: string, fields?: LogFields): void;
   warn(msg: string, fields?: LogFields): void;
@@ -48,14 +50,24 @@ export function createLogger(write: LineWriter = stdoutLines(), format: LogForma
   return {
     request:
       format === 'pretty'
-        ? (method, target, status, durationMs, requestId, client, userAgent, principal) =>
-            emit('info', `${method} ${target} ${status}`, { durationMs, requestId, client, userAgent: loggableUserAgent(userAgent), principal })
+        ? (method, target, status, durationMs, requestId, client, userAgent, principal, trace) =>
+            emit('info', `${method} ${target} ${status}`, {
+              durationMs,
+              requestId,
+              trace_id: trace?.traceId,
+              span_id: trace?.spanId,
+              client,
+              userAgent: loggableUserAgent(userAgent),
+              principal,
+            })
         : // The hot path: the line is written field by field instead of building and stringifying an object.
-          (method, target, status, durationMs, requestId, client, userAgent, principal) =>
+          (method, target, status, durationMs, requestId, client, userAgent, principal, trace) =>
             write(
               `{"time":"${now()}","level":"info","msg":"request","method":${JSON.stringify(method)},` +
                 `"path":${JSON.stringify(target)},"status":${typeof status === 'number' ? status : '"aborted"'},` +
-                `"durationMs":${durationMs},"requestId":${JSON.stringify(requestId)},"client":${JSON.stringify(client)}` +
+                `"durationMs":${durationMs},"requestId":${JSON.stringify(requestId)}` +
+                // Trace and span ids are hex digits (trace-context.ts): nothing to escape.
+                `${trace === undefined ? '' : `,"trace_id":"${trace.traceId}","span_id":"${trace.spanId}"`},"client":${JSON.stringify(client)}` +
                 `${userAgent === undefined ? '' : `,"userAgent":${JSON.stringify(loggableUserAgent(userAgent))}`}` +
                 `${principal === undefined ? '' : `,"principal":${JSON.stringify(principal)}`}}\n`,
             ),

@@ -12,7 +12,7 @@ before(async () => {
 });
 after(() => service.close());
 
-const EXPOSED = ['ETag', 'Idempotent-Replayed', 'Link', 'Location', 'Preference-Applied', 'RateLimit', 'RateLimit-Policy', 'Retry-After', 'WWW-Authenticate', 'X-Request-Id', 'X-Total-Count'];
+const EXPOSED = ['ETag', 'Idempotent-Replayed', 'Link', 'Location', 'Preference-Applied', 'RateLimit', 'RateLimit-Policy', 'Retry-After', 'WWW-Authenticate', 'X-Request-Id', 'X-Total-Count', 'traceparent'];
 const STALE = '"ffffffffffffffffffffffffffffffff"';
 const user = { name: 'Exposed', email: 'exposed@example.com' };
 const send = (method: string, path: string, options: { json?: unknown; headers?: Record<string, string> } = {}) => (): Promise<ApiResponse> =>

@@ -1,6 +1,8 @@
 import type { ServerResponse } from 'node:http';
 import { EXPOSED_HEADERS } from '../../http/cors.js';
 import { REQUEST_ID_HEADER, requestIdOf } from '../../http/request-id.js';
+import { traceparentHeaderOf } from '../../http/response-trace.js';
+import { TRACEPARENT_HEADER } from '../../tracing/trace-context.js';
 import { eventJson } from '../event-json.js';
 import type { StoredEvent } from '../event-log.js';
 
@@ -44,5 +46,5 @@ const streamHeaders: readonly string[] = [
 ];
 
 export function writeStreamHead(res: ServerResponse): void {
-  res.writeHead(200, streamHeaders.concat(REQUEST_ID_HEADER, requestIdOf(res)));
+  res.writeHead(200, streamHeaders.concat(REQUEST_ID_HEADER, requestIdOf(res), TRACEPARENT_HEADER, traceparentHeaderOf(res)));
 }
