@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { startMetricsServer, type MetricsServer } from '../../src/metrics/server.js';
 import { ServiceProcess } from '../helpers/child-service.js';
@@ -68,6 +69,8 @@ describe('METRICS=on: GET /metrics in the Prometheus text format', () => {
     ['process_resident_memory_bytes', 'GAUGE'],
     ['process_cpu_seconds_total', 'COUNTER'],
     ['nodejs_eventloop_lag_seconds', 'GAUGE'],
+    ['process_start_time_seconds', 'GAUGE'],
+    ['service_build_info', 'GAUGE'],
   ];
   for (const [name, type] of expected) {
     test(`${name} is exposed as a ${type.toLowerCase()} with help text`, async () => {
@@ -141,6 +144,8 @@ describe('METRICS=on: GET /metrics in the Prometheus text format', () => {
     assert.ok(valueOf(families, 'process_resident_memory_bytes') > 10 * 1024 * 1024);
     assert.ok(valueOf(families, 'process_cpu_seconds_total') > 0);
     assert.ok(valueOf(families, 'nodejs_eventloop_lag_seconds') >= 0);
+    const started = valueOf(families, 'process_start_time_seconds');
+    assert.ok(started <= Date.now() / 1000 && started > Date.now() / 1000 - 3600, `a start time within the last hour, got ${started}`);
     assert.ok(valueOf(families, 'db_pool_connections_in_use') >= 0);
     assert.ok(valueOf(families, 'db_pool_waiting') >= 0);
   });
@@ -185,4 +190,16 @@ describe('the service started as in production (src/commands/start.ts) with METR
       await child.stop();
     }
   });
+});
+
+test('service_build_info names the running version of the service, Node.js and mysql2', async () => {
+  const families = await scrape(metricsUrl());
+  const info = families.find((family) => family.name === 'service_build_info');
+  assert.ok(info, 'service_build_info is exposed');
+  assert.equal(info.metrics.length, 1);
+  const { labels, value } = info.metrics[0] as { labels: Record<string, string>; value: string };
+  assert.equal(Number(value), 1);
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  const mysql2 = JSON.parse(readFileSync(new URL('../../node_modules/mysql2/package.json', import.meta.url), 'utf8')) as { version: string };
+  assert.deepEqual(labels, { version: pkg.version, node: process.version, mysql2: mysql2.version });
 });
