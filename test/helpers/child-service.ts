@@ -52,7 +52,11 @@ export class ServiceProcess {
         if (last) return last;
         throw new Error(`service exited before logging "${msg}": ${this.stderr}`);
       }
-      if (Date.now() > deadline) throw new Error(`timed out waiting for "${msg}"`);
+      if (Date.now() > deadline) {
+        // What it did say, so that a start slower than the bound can be told from one that hung.
+        const said = this.entries().map((entry) => entry.msg).slice(-10).join(', ');
+        throw new Error(`timed out waiting for "${msg}" after ${timeoutMs} ms; logged so far: [${said}]; stderr: ${this.stderr.slice(-500)}`);
+      }
       // Woken by the next line or the exit; the timer only bounds the wait.
       await new Promise<void>((resolve) => {
         const wake = (): void => {
@@ -114,7 +118,9 @@ export interface ChildService {
 export async function spawnService(db: DbConfig, env: Record<string, string> = {}): Promise<ChildService> {
   const child = new ServiceProcess({ ...dbEnv(db), PORT: '0', HOST: '127.0.0.1', ACCESS_PASSWORD: TEST_PASSWORD, ...env });
   try {
-    const listening = await child.logEntry('listening', 30_000);
+    // Bounded generously: on two busy cores (four test files at once beside a Galera cluster) six
+    // processes starting under tsx have taken half a minute.
+    const listening = await child.logEntry('listening', 60_000);
     const baseUrl = `http://127.0.0.1:${String(listening.port)}`;
     await pollUntil(
       'the child service to be ready',
