@@ -77,13 +77,13 @@ export const eventSql = {
    * The same for `count` changes of users this transaction replaced, encoded here as event-batches.ts
    * does: each change's values, in the order given, with the creation time its row holds (read in
    * the same statement, so a batch of updates takes no round trip to read them). Values: count, then
-   * (order, type, user id, name, email, request id) per change.
+   * (order, type, user id, name, email, request id, traceparent) per change.
    */
   recordReplaced: memoized(
     (count) =>
-      "INSERT INTO event_batches (count, events) SELECT ?, CONCAT('[', GROUP_CONCAT(JSON_ARRAY(c.type, u.id, c.name, c.email, u.created_at, c.rid) " +
+      "INSERT INTO event_batches (count, events) SELECT ?, CONCAT('[', GROUP_CONCAT(JSON_ARRAY(c.type, u.id, c.name, c.email, u.created_at, c.rid, c.tp) " +
       "ORDER BY c.ord SEPARATOR ','), ']') " +
-      `FROM (${marks(count, 'SELECT ? AS ord, ? AS type, ? AS id, ? AS name, ? AS email, ? AS rid', ' UNION ALL ')}) c JOIN users u ON u.id = c.id`,
+      `FROM (${marks(count, 'SELECT ? AS ord, ? AS type, ? AS id, ? AS name, ? AS email, ? AS rid, ? AS tp', ' UNION ALL ')}) c JOIN users u ON u.id = c.id`,
   ),
   /** Up to `limit` committed batches still without ids, in the order they were written. */
   unnumbered: 'SELECT seq, count FROM event_batches WHERE last_id IS NULL ORDER BY seq LIMIT ?',

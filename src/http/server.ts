@@ -93,10 +93,10 @@ export function createHttpServer({
     sendError(res, error, logger, { method: req.method, path, requestId: requestIdOf(res) });
 
   /** Runs the matched route; throws the refusal of a path or method the router does not serve. */
-  const dispatch = (req: IncomingMessage, res: ServerResponse, match: Match<Handler>, path: string, query: string, requestId: string, client: string): void => {
+  const dispatch = (req: IncomingMessage, res: ServerResponse, match: Match<Handler>, path: string, query: string, requestId: string, client: string, trace: SpanContext): void => {
     if (match.kind === 'not-found') throw notFound;
     if (match.kind === 'method-not-allowed') throw new HttpError(405, messages.methodNotAllowed, { Allow: match.allow });
-    const ctx: RequestContext = { req, res, path, query, params: match.params, requestId, client };
+    const ctx: RequestContext = { req, res, path, query, params: match.params, requestId, client, trace };
     const pending = match.handler(ctx);
     if (pending) pending.catch((error: unknown) => fail(req, res, path, error));
   };
@@ -142,11 +142,11 @@ export function createHttpServer({
       if (admit !== undefined && isApiPath(path)) {
         const admitting = admit(req, res, client);
         if (admitting !== undefined) {
-          admitting.then(() => dispatch(req, res, match, path, query, requestId, client)).catch((error: unknown) => fail(req, res, path, error));
+          admitting.then(() => dispatch(req, res, match, path, query, requestId, client, span)).catch((error: unknown) => fail(req, res, path, error));
           return;
         }
       }
-      dispatch(req, res, match, path, query, requestId, client);
+      dispatch(req, res, match, path, query, requestId, client, span);
     } catch (error) {
       fail(req, res, path, error);
     }

@@ -69,6 +69,16 @@ export function childOf(parent: SpanContext): SpanContext {
   return { traceId: parent.traceId, spanId: freshSpanId(), parentSpanId: parent.spanId, sampled: parent.sampled, traceState: parent.traceState };
 }
 
+/**
+ * A span for work done later on behalf of a request (a webhook attempt): a child of the request's
+ * span that `traceparent` names, or the root of a new trace when there is none.
+ */
+export function attemptSpanOf(traceparent: string | null | undefined): SpanContext {
+  const parent = parseTraceparent(traceparent ?? undefined);
+  if (parent === undefined) return { traceId: freshTraceId(), spanId: freshSpanId(), parentSpanId: undefined, sampled: false, traceState: undefined };
+  return { traceId: parent.traceId, spanId: freshSpanId(), parentSpanId: parent.spanId, sampled: parent.sampled, traceState: undefined };
+}
+
 /** The `traceparent` header naming this span. */
 export function traceparentOf(span: SpanContext): string {
   return `00-${span.traceId}-${span.spanId}-${span.sampled ? '01' : '00'}`;

@@ -18,6 +18,8 @@ import type { ListCursors } from '../rules/list-cursor.js';
 import { listRequest } from '../rules/list-request.js';
 import type { PasswordGate } from './password-gate.js';
 import type { UserStore } from '../storage/store.js';
+import type { ChangeOrigin } from '../storage/user-writes.js';
+import { traceparentOf } from '../../tracing/trace-context.js';
 import { userJson } from '../rules/user.js';
 import type { UserValidation } from '../rules/validate.js';
 
@@ -58,14 +60,15 @@ export function registerUserRoutes(router: Router<Handler>, deps: UserRouteDeps)
 
   router.add('GET', '/api/users', access.list(byPassword(listUsers), listUsers));
 
-  router.add('POST', '/api/users', access.write(async ({ req, res, requestId }) => {
+  router.add('POST', '/api/users', access.write(async (ctx) => {
+    const { req, res } = ctx;
     const key = idempotency ? idempotencyKeyOf(req.headers['idempotency-key']) : undefined;
     const { name, email } = validate.input(await readJsonObject(req, res));
     if (key === undefined) {
-      const id = await store.create(name, email, requestId);
+      const id = await store.create(name, email, originOf(ctx));
       return sendJson(res, 201, created, { Location: `/api/users/${id}` });
     }
-    const user = { name, email, ...(requestId === undefined ? {} : { requestId }) };
+    const user = { ...originOf(ctx), name, email };
     const outcome = await store.createOnce(key, requestHash(name, email), user, createdAnswer);
     if (outcome.kind === 'in-flight') throw keyInFlight;
     if (outcome.kind === 'reused') throw keyReused;
@@ -83,32 +86,35 @@ export function registerUserRoutes(router: Router<Handler>, deps: UserRouteDeps)
     else sendJson(res, 200, userJson(row), { ETag: etag });
   }), byId);
 
-  router.add('PUT', '/api/users/:id', access.write(async ({ req, res, params, requestId }) => {
+  router.add('PUT', '/api/users/:id', access.write(async (ctx) => {
+    const { req, res, params } = ctx;
     const { name, email } = validate.input(await readJsonObject(req, res));
     const id = storableId(params.id!);
     const precondition = ifMatch(req.headers['if-match']);
     if (precondition && id !== undefined) {
-      return sendOutcome(res, await store.writeIf(id, { name, email }, precondition, requestId), updated, updateMissing);
+      return sendOutcome(res, await store.writeIf(id, { name, email }, precondition, originOf(ctx)), updated, updateMissing);
     }
-    const found = id !== undefined && (await store.update(id, name, email, requestId));
+    const found = id !== undefined && (await store.update(id, name, email, originOf(ctx)));
     if (!found) throw updateMissing;
     sendJson(res, 200, updated);
   }), byId);
 
-  router.add('PATCH', '/api/users/:id', access.write(async ({ req, res, params, requestId }) => {
+  router.add('PATCH', '/api/users/:id', access.write(async (ctx) => {
+    const { req, res, params } = ctx;
     const patch = validate.patch(await readJsonObject(req, res));
     const id = storableId(params.id!);
     if (id === undefined) throw updateMissing;
-    sendOutcome(res, await store.writeIf(id, patch, ifMatch(req.headers['if-match']), requestId), updated, updateMissing);
+    sendOutcome(res, await store.writeIf(id, patch, ifMatch(req.headers['if-match']), originOf(ctx)), updated, updateMissing);
   }), byId);
 
-  router.add('DELETE', '/api/users/:id', access.write(async ({ req, res, params, requestId }) => {
+  router.add('DELETE', '/api/users/:id', access.write(async (ctx) => {
+    const { req, res, params } = ctx;
     const id = storableId(params.id!);
     const precondition = ifMatch(req.headers['if-match']);
     if (precondition && id !== undefined) {
-      return sendOutcome(res, await store.writeIf(id, 'remove', precondition, requestId), deleted, errors.deleteMissing);
+      return sendOutcome(res, await store.writeIf(id, 'remove', precondition, originOf(ctx)), deleted, errors.deleteMissing);
     }
-    const found = id !== undefined && (await store.remove(id, requestId));
+    const found = id !== undefined && (await store.remove(id, originOf(ctx)));
     if (!found) throw errors.deleteMissing;
     sendJson(res, 200, deleted);
   }), byId);
@@ -124,4 +130,9 @@ function sendOutcome(res: ServerResponse, outcome: WriteOutcome, success: string
   if (outcome.kind === 'not-found') throw missing;
   if (outcome.kind === 'precondition-failed') throw preconditionFailed;
   sendJson(res, 200, success, outcome.etag === undefined ? undefined : { ETag: outcome.etag });
+}
+
+/** The request named in a change's event: its id, and its span, which a webhook attempt continues. */
+function originOf({ requestId, trace }: RequestContext): ChangeOrigin {
+  return { requestId, traceparent: traceparentOf(trace) };
 }

@@ -1,6 +1,6 @@
 import type { Database } from '../../db/database.js';
 import { sql } from '../../db/statements.js';
-import type { UserWrites } from './user-writes.js';
+import type { ChangeOrigin, UserWrites } from './user-writes.js';
 import { etagHash, etagOf, quotedTag, tagMatches, type TagCondition } from '../rules/etag.js';
 import type { UserRow } from '../rules/user.js';
 
@@ -30,7 +30,7 @@ export class ConditionalWrites {
     private readonly writes: UserWrites,
   ) {}
 
-  async apply(id: number, change: Change, precondition: TagCondition | undefined, requestId?: string): Promise<WriteOutcome> {
+  async apply(id: number, change: Change, precondition: TagCondition | undefined, origin?: ChangeOrigin): Promise<WriteOutcome> {
     const deadline = this.db.deadlineSince(performance.now());
     for (;;) {
       const [row] = await this.db.read<UserRow[]>(sql.getUser, [id], deadline);
@@ -38,10 +38,10 @@ export class ConditionalWrites {
       const current = etagHash(row);
       if (precondition && !tagMatches(precondition, quotedTag(current))) return PRECONDITION_FAILED;
       if (change === 'remove') {
-        if (await this.writes.removeIfTag(id, current, requestId, deadline)) return { kind: 'done' };
+        if (await this.writes.removeIfTag(id, current, origin, deadline)) return { kind: 'done' };
       } else {
         const next: UserRow = { ...row, name: change.name ?? row.name, email: change.email ?? row.email };
-        const user = { id, name: next.name, email: next.email, createdAt: row.created_at, ...(requestId === undefined ? {} : { requestId }) };
+        const user = { ...origin, id, name: next.name, email: next.email, createdAt: row.created_at };
         if (await this.writes.updateIfTag(user, current, deadline)) return { kind: 'done', etag: etagOf(next) };
       }
       // The user changed or went between the read and the write: decide again on what is stored now.

@@ -3,7 +3,7 @@ import type { Database, StatementRunner } from '../../db/database.js';
 import type { Deadline } from '../../db/deadline.js';
 import { sql } from '../../db/statements.js';
 import { StorageError } from '../../errors/storage-error.js';
-import type { NewUser, UserUpdate, UserWrites } from './user-writes.js';
+import type { ChangeOrigin, NewUser, UserUpdate, UserWrites } from './user-writes.js';
 
 /** Each change one statement, committed on its own: no events are recorded (EVENTS off, the default). */
 export class PlainWrites implements UserWrites {
@@ -39,7 +39,7 @@ export class PlainWrites implements UserWrites {
     return (await this.db.write(sql.updateUser, [user.name, user.email, user.id], deadline)).affectedRows > 0;
   }
 
-  async remove(id: number, _requestId: string | undefined, deadline: Deadline): Promise<boolean> {
+  async remove(id: number, _origin: ChangeOrigin | undefined, deadline: Deadline): Promise<boolean> {
     return (await this.db.write(sql.deleteUser, [id], deadline)).affectedRows > 0;
   }
 
@@ -47,7 +47,7 @@ export class PlainWrites implements UserWrites {
     return (await this.db.write(sql.updateUserIfTag, [user.name, user.email, user.id, hash], deadline)).affectedRows > 0;
   }
 
-  async removeIfTag(id: number, hash: string, _requestId: string | undefined, deadline: Deadline): Promise<boolean> {
+  async removeIfTag(id: number, hash: string, _origin: ChangeOrigin | undefined, deadline: Deadline): Promise<boolean> {
     return (await this.db.write(sql.deleteUserIfTag, [id, hash], deadline)).affectedRows > 0;
   }
 }

@@ -8,7 +8,7 @@ import { StorageError } from '../../errors/storage-error.js';
 import type { UserRow } from '../rules/user.js';
 import { CreationTimes } from './creation-times.js';
 import { latestOfEachUser, updateValues } from './plain-writes.js';
-import type { NewUser, UserUpdate, UserWrites } from './user-writes.js';
+import type { ChangeOrigin, NewUser, UserUpdate, UserWrites } from './user-writes.js';
 
 /** What recording writes tell of the events they commit. */
 export interface EventRecording {
@@ -95,16 +95,16 @@ export class RecordedWrites implements UserWrites {
     return this.ifFound(deadline, sql.updateUser, [user.name, user.email, user.id], (run) => recordUpdate(run, user));
   }
 
-  remove(id: number, requestId: string | undefined, deadline: Deadline): Promise<boolean> {
-    return this.ifFound(deadline, sql.deleteUser, [id], (run) => recordBatch(run, [deleted(id, requestId)]));
+  remove(id: number, origin: ChangeOrigin | undefined, deadline: Deadline): Promise<boolean> {
+    return this.ifFound(deadline, sql.deleteUser, [id], (run) => recordBatch(run, [deleted(id, origin)]));
   }
 
   updateIfTag(user: UserUpdate, hash: string, deadline: Deadline): Promise<boolean> {
     return this.ifFound(deadline, sql.updateUserIfTag, [user.name, user.email, user.id, hash], (run) => recordUpdate(run, user));
   }
 
-  removeIfTag(id: number, hash: string, requestId: string | undefined, deadline: Deadline): Promise<boolean> {
-    return this.ifFound(deadline, sql.deleteUserIfTag, [id, hash], (run) => recordBatch(run, [deleted(id, requestId)]));
+  removeIfTag(id: number, hash: string, origin: ChangeOrigin | undefined, deadline: Deadline): Promise<boolean> {
+    return this.ifFound(deadline, sql.deleteUserIfTag, [id, hash], (run) => recordBatch(run, [deleted(id, origin)]));
   }
 
   /** One user's change and its event, committed only when the statement found the user. */
@@ -125,11 +125,11 @@ export class RecordedWrites implements UserWrites {
 }
 
 function written(type: EventType, userId: number, change: NewUser, createdAt: string | null): RecordedChange {
-  return { type, userId, name: change.name, email: change.email, createdAt, requestId: change.requestId ?? null };
+  return { type, userId, name: change.name, email: change.email, createdAt, requestId: change.requestId ?? null, traceparent: change.traceparent ?? null };
 }
 
-function deleted(userId: number, requestId: string | undefined): RecordedChange {
-  return { type: 'user.deleted', userId, name: null, email: null, createdAt: null, requestId: requestId ?? null };
+function deleted(userId: number, origin: ChangeOrigin | undefined): RecordedChange {
+  return { type: 'user.deleted', userId, name: null, email: null, createdAt: null, requestId: origin?.requestId ?? null, traceparent: origin?.traceparent ?? null };
 }
 
 /** A replaced user's event: its creation time as the caller read it, or as the row holds it. */
@@ -141,7 +141,7 @@ async function recordUpdate(run: StatementRunner, user: UserUpdate): Promise<voi
 /** The events of users this transaction replaced (every one found), their creation times read by the same statement. */
 async function recordReplaced(run: StatementRunner, changes: readonly UserUpdate[]): Promise<void> {
   const values: unknown[] = [changes.length];
-  changes.forEach((change, i) => values.push(i, 'user.updated', change.id, change.name, change.email, change.requestId ?? null));
+  changes.forEach((change, i) => values.push(i, 'user.updated', change.id, change.name, change.email, change.requestId ?? null, change.traceparent ?? null));
   const { affectedRows } = await run(eventSql.recordReplaced(changes.length), values);
   if (affectedRows !== 1) throw new StorageError(new Error(`recorded ${affectedRows} event rows for a batch of ${changes.length} changes`));
 }

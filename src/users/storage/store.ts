@@ -17,7 +17,7 @@ import { UserRecords } from './user-records.js';
 import type { TagCondition } from '../rules/etag.js';
 import type { ListFilter, ListPage, ListRequest } from '../rules/list-query.js';
 import type { UserRow } from '../rules/user.js';
-import type { NewUser } from './user-writes.js';
+import type { ChangeOrigin, NewUser } from './user-writes.js';
 import { emailConflict } from './user-records.js';
 
 /**
@@ -51,9 +51,9 @@ export class UserStore {
     return this.records.get(id);
   }
 
-  /** The new user's id. `requestId` names the request in the change's event. */
-  create(name: string, email: string, requestId?: string): Promise<number> {
-    return this.records.create({ name, email, requestId });
+  /** The new user's id. `origin` names the request in the change's event. */
+  create(name: string, email: string, origin?: ChangeOrigin): Promise<number> {
+    return this.records.create({ ...origin, name, email });
   }
 
   /**
@@ -66,18 +66,18 @@ export class UserStore {
   }
 
   /** False when no user has the id. */
-  update(id: number, name: string, email: string, requestId?: string): Promise<boolean> {
-    return this.records.update({ id, name, email, requestId });
+  update(id: number, name: string, email: string, origin?: ChangeOrigin): Promise<boolean> {
+    return this.records.update({ ...origin, id, name, email });
   }
 
   /** False when no user has the id. */
-  remove(id: number, requestId?: string): Promise<boolean> {
-    return this.records.remove(id, requestId);
+  remove(id: number, origin?: ChangeOrigin): Promise<boolean> {
+    return this.records.remove(id, origin);
   }
 
   /** A write that depends on the user's current version (see ConditionalWrites). */
-  writeIf(id: number, change: Change, precondition: TagCondition | undefined, requestId?: string): Promise<WriteOutcome> {
-    return this.records.writeIf(id, change, precondition, requestId);
+  writeIf(id: number, change: Change, precondition: TagCondition | undefined, origin?: ChangeOrigin): Promise<WriteOutcome> {
+    return this.records.writeIf(id, change, precondition, origin);
   }
 
   /** See UserList.turn. */

@@ -12,7 +12,7 @@ import { counted, sized } from './observed-operations.js';
 import type { StoreObserver } from './store-observer.js';
 import type { TagCondition } from '../rules/etag.js';
 import type { UserRow } from '../rules/user.js';
-import type { NewUser, UserUpdate, UserWrites } from './user-writes.js';
+import type { ChangeOrigin, NewUser, UserUpdate, UserWrites } from './user-writes.js';
 
 
 /** The most operations one statement carries. */
@@ -63,13 +63,13 @@ export class UserRecords {
   }
 
   /** False when no user has the id. */
-  remove(id: number, requestId?: string): Promise<boolean> {
-    return counted(this.observer, 'delete', this.writes.remove(id, requestId, this.db.deadlineSince(performance.now())));
+  remove(id: number, origin?: ChangeOrigin): Promise<boolean> {
+    return counted(this.observer, 'delete', this.writes.remove(id, origin, this.db.deadlineSince(performance.now())));
   }
 
   /** A write that depends on the user's current version (see ConditionalWrites). */
-  writeIf(id: number, change: Change, precondition: TagCondition | undefined, requestId?: string): Promise<WriteOutcome> {
-    const outcome = this.conditionalWrites.apply(id, change, precondition, requestId);
+  writeIf(id: number, change: Change, precondition: TagCondition | undefined, origin?: ChangeOrigin): Promise<WriteOutcome> {
+    const outcome = this.conditionalWrites.apply(id, change, precondition, origin);
     return counted(this.observer, change === 'remove' ? 'delete' : 'update', outcome.catch(emailConflict));
   }
 

@@ -2,11 +2,15 @@ import type { UserRow } from '../rules/user.js';
 import type { StatementRunner } from '../../db/database.js';
 import type { Deadline } from '../../db/deadline.js';
 
-export interface NewUser {
+/** The request that asked for a change, named in its event: its X-Request-Id and its span's `traceparent`. */
+export interface ChangeOrigin {
+  requestId?: string;
+  traceparent?: string;
+}
+
+export interface NewUser extends ChangeOrigin {
   name: string;
   email: string;
-  /** The request that asked for the change, named in its event. */
-  requestId?: string;
 }
 
 export interface UserUpdate extends NewUser {
@@ -38,9 +42,9 @@ export interface UserWrites {
   /** False when no user has the id. */
   updateOne(user: UserUpdate, deadline: Deadline): Promise<boolean>;
   /** False when no user has the id. */
-  remove(id: number, requestId: string | undefined, deadline: Deadline): Promise<boolean>;
+  remove(id: number, origin: ChangeOrigin | undefined, deadline: Deadline): Promise<boolean>;
   /** Replaces the user only while its ETag hash is still `hash`; false when it is not (or the user is gone). */
   updateIfTag(user: UserUpdate, hash: string, deadline: Deadline): Promise<boolean>;
   /** Removes the user only while its ETag hash is still `hash`. */
-  removeIfTag(id: number, hash: string, requestId: string | undefined, deadline: Deadline): Promise<boolean>;
+  removeIfTag(id: number, hash: string, origin: ChangeOrigin | undefined, deadline: Deadline): Promise<boolean>;
 }

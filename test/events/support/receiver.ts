@@ -8,6 +8,8 @@ export interface Delivery {
   webhookId: string;
   timestamp: string;
   contentType: string | undefined;
+  /** The attempt's W3C `traceparent`. */
+  traceparent: string | undefined;
   body: string;
   event: { id: number; type: string; timestamp: string; request_id: string | null; data: { id: number; name?: string; email?: string } };
   /** The status answered; undefined while the request is held. */
@@ -138,6 +140,7 @@ export class Receiver {
       webhookId: headers['webhook-id'],
       timestamp: headers['webhook-timestamp'],
       contentType: req.headers['content-type'],
+      traceparent: req.headers.traceparent,
       body,
       event: JSON.parse(body) as Delivery['event'],
       status: undefined,
