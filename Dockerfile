@@ -28,7 +28,7 @@ COPY package.json openapi.json schema.sql ./
 USER node
 EXPOSE 5000
 HEALTHCHECK --interval=10s --timeout=3s --start-period=10s --retries=3 \
-  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 5000) + '/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+  CMD ["node", "-e", "const tls = Boolean(process.env.TLS_CERT_FILE); require(tls ? 'node:https' : 'node:http').get({ host: '127.0.0.1', port: process.env.PORT || 5000, path: '/healthz', rejectUnauthorized: false }, (r) => process.exit(r.statusCode === 200 ? 0 : 1)).on('error', () => process.exit(1))"]
 # SIGTERM drains the service: SHUTDOWN_DELAY_S, then up to 10 s for requests in flight. That is more
 # than Docker's default 10 s before SIGKILL, so run the image with `docker run --stop-timeout 30`
 # (docker-compose.yml sets stop_grace_period: 30s).

@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
-import { BearerAuth } from './auth/bearer-auth.js';
-import { anyVerifier, tokenVerifiers } from './auth/verifiers.js';
+import type { Server as HttpsServer } from 'node:https';
+import { bearerAuth } from './auth/verifiers.js';
 import {
   AUTH_OFF,
   DEFAULT_API_COMPAT,
@@ -45,6 +45,8 @@ import { passwordChecker } from './users/http/password.js';
 import { passwordGate } from './users/http/password-gate.js';
 import { registerUserRoutes } from './users/http/routes.js';
 import { userValidation, type Integrity } from './users/rules/validate.js';
+import type { TlsSettings } from './config/tls-settings.js';
+import { secureTransport } from './tls/secure-transport.js';
 
 export interface AppOptions {
   db: DbConfig;
@@ -82,6 +84,8 @@ export interface AppOptions {
   events?: EventSettings;
   /** IDEMPOTENCY: creates honour an Idempotency-Key header; off by default (the header is ignored). */
   idempotency?: IdempotencySettings;
+  /** TLS_*: HTTPS on the API port, its certificates reloaded when they change. */
+  tls?: TlsSettings;
   /** Tests only: how often expired events are looked for (one minute). */
   eventsPruneIntervalMs?: number;
   /** Tests only: the event stream's intervals and bounds (src/events/stream/event-streams.ts has the defaults). */
@@ -130,7 +134,8 @@ export function createApp(options: AppOptions): App {
   const { db, logger } = options;
   const auth = options.auth ?? AUTH_OFF;
   // First: a key file that cannot be read throws here, before a pool is opened that nothing would close.
-  const bearer = auth.mode === 'off' ? undefined : new BearerAuth(anyVerifier(tokenVerifiers(auth, logger)), logger);
+  const bearer = bearerAuth(auth, logger);
+  const secure = options.tls && secureTransport(options.tls, logger);
   const tuning = options.poolTuning ?? defaultTuning;
   const pool = createConnectionSource(db, tuning, logger);
   const metrics = options.metrics ? new ServiceMetrics(() => pool.usage()) : undefined;
@@ -197,6 +202,7 @@ export function createApp(options: AppOptions): App {
     clientAddress: clientAddressOf(options.trustProxy ?? false, logger),
     ...(options.serverLimits ? { limits: options.serverLimits } : {}),
     ...(metrics ? { observe: metrics.observeResponse } : {}),
+    ...(secure ? { secure: secure.serverOptions } : {}),
     admit: gate.admission(
       options.rateLimit && limits.counters.requests
         ? rateLimitAdmission(options.rateLimit, limits.counters.requests, rateLimitKey(bearer && ((req, res) => bearer.principalOf(req, requestIdOf(res)))))
@@ -221,12 +227,14 @@ export function createApp(options: AppOptions): App {
         http.server.once('error', reject);
         http.server.listen(port, host, () => {
           http.server.off('error', reject);
+          secure?.attach(http.server as HttpsServer);
           resolve(http.server.address() as AddressInfo);
         });
       }),
     close: async (drainMs = 10_000) => {
       leaving = true;
       gate.stop();
+      secure?.stop();
       http.startDraining();
       events?.endStreams();
       const force = setTimeout(() => http.server.closeAllConnections(), drainMs);

@@ -9,7 +9,11 @@ import { isScope, scopes } from './scopes.js';
  *   # comments and blank lines are ignored
  *   <name> <scope>[,<scope>] sha256:<64 hex digits>
  *   ci     users:write       sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08
+ *   <name> <scope>[,<scope>] cert:<subject CN>
+ *   billing users:read       cert:billing.internal
  *
+ * A `cert:` line gives its scopes to a client whose certificate (HTTPS with TLS_CLIENT_CA_FILE,
+ * signed by that CA) has this subject common name: such a caller needs no bearer token.
  * Fields are separated by spaces or tabs. Names are unique, so the access log (`key:<name>`) tells
  * which key a client still uses; `npm run key:new` prints a key and its line.
  */
@@ -34,6 +38,7 @@ export class ApiKeyFileError extends Error {
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 export const NAME_RULE = '1-64 letters, digits, ".", "_" or "-", starting with a letter or digit';
 const DIGEST = /^sha256:([0-9a-f]{64})$/;
+const CERTIFICATE = /^cert:([\x21-\x7e]{1,200})$/;
 const RAW_KEY = /usk_/;
 
 export function isKeyName(name: string): boolean {
@@ -76,10 +81,19 @@ export function parseApiKeys(text: string): ApiKeySet {
     if (!isKeyName(name)) throw lineError(number, `the name must be ${NAME_RULE}`);
     const parsed = parseScopes(scopeList);
     if ('unknown' in parsed) throw lineError(number, `unknown scope ${JSON.stringify(parsed.unknown.slice(0, 40))} (scopes are ${scopes.join(', ')})`);
-    const digest = DIGEST.exec(hash)?.[1];
-    if (digest === undefined) throw lineError(number, 'the hash must be "sha256:" and 64 lowercase hex digits');
     const sameName = nameLines.get(name);
     if (sameName !== undefined) throw lineError(number, `the name "${name}" is already used on line ${sameName}`);
+    const commonName = CERTIFICATE.exec(hash)?.[1];
+    if (commonName !== undefined) {
+      const sameCertificate = keyLines.get(certificateKey(commonName));
+      if (sameCertificate !== undefined) throw lineError(number, `the same certificate name as line ${sameCertificate}`);
+      nameLines.set(name, number);
+      keyLines.set(certificateKey(commonName), number);
+      keys.set(certificateKey(commonName), { principal: { name: `cert:${name}`, scopes: new Set(parsed.scopes) }, digest: Buffer.alloc(0) });
+      continue;
+    }
+    const digest = DIGEST.exec(hash)?.[1];
+    if (digest === undefined) throw lineError(number, 'the third field must be "sha256:" and 64 lowercase hex digits, or "cert:" and a client certificate\'s common name');
     const sameKey = keyLines.get(digest);
     if (sameKey !== undefined) throw lineError(number, `the same key as line ${sameKey}`);
     nameLines.set(name, number);
@@ -87,6 +101,11 @@ export function parseApiKeys(text: string): ApiKeySet {
     keys.set(digest, { principal: { name: `key:${name}`, scopes: new Set(parsed.scopes) }, digest: Buffer.from(digest, 'hex') });
   }
   return keys;
+}
+
+/** Where a `cert:` line's entry is kept among the keys: never a hex digest, so the two cannot meet. */
+export function certificateKey(commonName: string): string {
+  return `cert:${commonName}`;
 }
 
 function lineError(number: number, why: string): ApiKeyFileError {

@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import type { TLSSocket } from 'node:tls';
 import type { Logger } from '../log/logger.js';
 import { bearerToken } from './bearer-token.js';
 import { authenticationRequired, insufficientScope, invalidToken } from './challenges.js';
@@ -17,13 +18,15 @@ export class BearerAuth {
   constructor(
     private readonly verify: (token: string) => Promise<Principal>,
     private readonly logger: Logger,
+    /** The principal of a client certificate's common name (API_KEYS_FILE's `cert:` lines), for requests without a token. */
+    private readonly certificate?: (commonName: string) => Promise<Principal | undefined>,
   ) {}
 
   /** authenticate() of the request's Authorization header, remembered for the rest of the request. */
   principalOf(req: IncomingMessage, requestId: string): Promise<Principal> {
     let principal = this.verified.get(req);
     if (principal === undefined) {
-      principal = this.authenticate(req.headers.authorization, requestId);
+      principal = this.authenticate(req.headers.authorization, requestId, peerCommonName(req));
       // Whoever asks handles a refusal; unasked (the rate limit fell back to the address), it is no unhandled rejection.
       principal.catch(() => {});
       this.verified.set(req, principal);
@@ -31,9 +34,13 @@ export class BearerAuth {
     return principal;
   }
 
-  authenticate(authorization: string | undefined, requestId: string): Promise<Principal> {
+  /** A bearer token decides when one is sent; without one, a verified client certificate named in API_KEYS_FILE. */
+  authenticate(authorization: string | undefined, requestId: string, commonName?: string): Promise<Principal> {
     const token = bearerToken(authorization);
-    if (token === undefined) return Promise.reject(authenticationRequired);
+    if (token === undefined) {
+      if (commonName === undefined || this.certificate === undefined) return Promise.reject(authenticationRequired);
+      return this.certificate(commonName).then((principal) => principal ?? Promise.reject(authenticationRequired));
+    }
     return this.verify(token).catch((error: unknown) => {
       if (!(error instanceof InvalidTokenError)) throw error;
       // A verifier's reason should never quote the token; should one do so, the log still gets none of it.
@@ -47,4 +54,12 @@ export class BearerAuth {
 /** A principal without `scope` gets 403, its challenge naming the scope needed. */
 export function requireScope(principal: Principal, scope: Scope): void {
   if (!principal.scopes.has(scope)) throw insufficientScope[scope];
+}
+
+/** The subject common name of the client's certificate, when the connection is TLS and the certificate was verified against TLS_CLIENT_CA_FILE. */
+function peerCommonName(req: IncomingMessage): string | undefined {
+  const socket = req.socket as Partial<TLSSocket>;
+  if (socket.authorized !== true || socket.getPeerCertificate === undefined) return undefined;
+  const commonName = socket.getPeerCertificate().subject?.CN as string | string[] | undefined;
+  return typeof commonName === 'string' ? commonName : undefined;
 }

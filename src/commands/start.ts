@@ -1,5 +1,6 @@
 import cluster from 'node:cluster';
 import { checkTokenSources } from '../auth/token-sources.js';
+import { checkTlsFiles } from '../tls/check-files.js';
 import { ConfigError, entryDefaults, loadConfig, type Config } from '../config/environment.js';
 import { productionRefusal } from '../config/production.js';
 import { lookAlikeSettings } from '../config/setting-names.js';
@@ -12,6 +13,7 @@ let config: Config;
 try {
   config = loadConfig(process.env, entryDefaults());
   checkTokenSources(config.auth);
+  checkTlsFiles(config.tls);
   const refusal = productionRefusal(config, process.env);
   if (refusal !== undefined) throw new ConfigError(refusal);
 } catch (error) {

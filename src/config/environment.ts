@@ -12,12 +12,14 @@ import { eventSettings, type EventSettings } from './event-settings.js';
 import { idempotencySettings, type IdempotencySettings } from './idempotency-settings.js';
 import { guessingLimits, rateLimit, sharedLimits, type GuessingLimits, type RateLimitSettings, type SharedLimitSettings } from './limit-settings.js';
 import { listenHost, metricsHost, metricsPort } from './listen-settings.js';
+import { tlsSettings, type TlsSettings } from './tls-settings.js';
 
 export { AUTH_OFF, authModes, jwksLocation, type AuthMode, type AuthSettings, type JwtSettings } from './auth-settings.js';
 export type { DbConfig, EmbeddedDbConfig, Endpoint, HostPort } from './database-settings.js';
 export { ConfigError } from './env-values.js';
 export type { EventSettings, WebhookSettings } from './event-settings.js';
 export type { IdempotencySettings } from './idempotency-settings.js';
+export type { TlsSettings } from './tls-settings.js';
 export { DEFAULT_GUESSING_LIMITS, type GuessingLimits, type RateLimitSettings, type SharedLimitSettings } from './limit-settings.js';
 
 export type LogFormat = 'json' | 'pretty';
@@ -69,6 +71,8 @@ export interface Config {
   events: EventSettings | undefined;
   /** IDEMPOTENCY and IDEMPOTENCY_TTL: undefined (the default) ignores the Idempotency-Key header. */
   idempotency: IdempotencySettings | undefined;
+  /** TLS_*: undefined (the default) serves plain HTTP. */
+  tls: TlsSettings | undefined;
 }
 
 /** Without SHUTDOWN_DELAY_S: long enough for a load balancer checking `/readyz` every second or two to take the instance out. */
@@ -128,5 +132,6 @@ export function loadConfig(env: Env = process.env, defaults: ConfigDefaults = {}
     shutdownDelaySeconds: seconds(env, 'SHUTDOWN_DELAY_S', DEFAULT_SHUTDOWN_DELAY_S, 600),
     events: eventSettings(env),
     idempotency: idempotencySettings(env),
+    tls: tlsSettings(env),
   };
 }

@@ -8,14 +8,21 @@ export const SETTINGS = [
   'JWT_PUBLIC_KEY_FILE', 'JWT_JWKS_URL', 'JWT_ISSUER', 'JWT_AUDIENCE', 'AUTH_MAX_FAILURES', 'AUTH_WINDOW_S', 'RATE_LIMIT',
   'LIMITS_SHARED', 'LIMITS_SYNC_MS', 'EVENTS', 'EVENTS_RETENTION', 'IDEMPOTENCY', 'IDEMPOTENCY_TTL', 'WEBHOOK_URLS',
   'WEBHOOK_SECRET', 'WEBHOOK_RETRY_FOR', 'WEBHOOK_TIMEOUT_S', 'WEBHOOK_CONCURRENCY', 'SHUTDOWN_DELAY_S', 'TRUST_PROXY',
-  'API_COMPAT', 'METRICS', 'METRICS_PORT', 'METRICS_HOST', 'VALIDATE_EMAIL', 'UNIQUE_EMAIL',
+  'API_COMPAT', 'METRICS', 'METRICS_PORT', 'METRICS_HOST', 'VALIDATE_EMAIL', 'UNIQUE_EMAIL', 'TLS_CERT_FILE', 'TLS_KEY_FILE',
+  'TLS_CLIENT_CA_FILE', 'TLS_TICKET_KEYS',
 ] as const;
 
 /** The tests' own variables (docs/configuration.md lists them too); never read by the service. */
 export const TEST_SETTINGS = ['TEST_DB_HOST', 'TEST_DB_PORT', 'TEST_DB_USER', 'TEST_DB_PASSWORD'] as const;
 
+/**
+ * Other programs' variables that resemble a setting: OpenSSL's and Node's certificate locations
+ * (SSL_CERT_FILE is one edit from TLS_CERT_FILE) are set on many machines for their own reasons.
+ */
+const OTHERS = ['SSL_CERT_FILE', 'SSL_CERT_DIR', 'NODE_EXTRA_CA_CERTS', 'NODE_TLS_REJECT_UNAUTHORIZED', 'REQUESTS_CA_BUNDLE', 'CURL_CA_BUNDLE'];
+
 /** Prefixes only the service's variables use: any other name that starts so is a mistake. */
-const OWNED_PREFIXES = ['DB_', 'JWT_', 'WEBHOOK_', 'AUTH_', 'EVENTS_', 'IDEMPOTENCY_', 'LIMITS_', 'METRICS_', 'RATE_LIMIT', 'SHUTDOWN_'];
+const OWNED_PREFIXES = ['DB_', 'JWT_', 'WEBHOOK_', 'AUTH_', 'EVENTS_', 'IDEMPOTENCY_', 'LIMITS_', 'METRICS_', 'RATE_LIMIT', 'SHUTDOWN_', 'TLS_'];
 
 /** Edits (insert, delete, replace, swap two neighbours) from one name to the other. */
 function distance(a: string, b: string): number {
@@ -46,7 +53,7 @@ function closest(name: string): string | undefined {
 
 /** One warning per variable that looks like one of the service's settings but is not: [the name, the setting it is closest to]. */
 export function lookAlikeSettings(env: NodeJS.ProcessEnv): Array<[name: string, closest: string]> {
-  const known = new Set<string>([...SETTINGS, ...TEST_SETTINGS]);
+  const known = new Set<string>([...SETTINGS, ...TEST_SETTINGS, ...OTHERS]);
   const found: Array<[string, string]> = [];
   for (const name of Object.keys(env).sort()) {
     if (known.has(name) || !/^[A-Z][A-Z0-9_]*$/.test(name)) continue;

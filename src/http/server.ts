@@ -1,4 +1,5 @@
 import { createServer, type IncomingMessage, type ServerResponse, type Server } from 'node:http';
+import { createServer as createSecureServer, type ServerOptions as SecureOptions } from 'node:https';
 import type { Socket } from 'node:net';
 import { HttpError } from '../errors/http-error.js';
 import { messages } from '../errors/messages.js';
@@ -48,6 +49,8 @@ export interface HttpServerOptions {
   clientAddress?: (req: IncomingMessage) => string;
   /** This service's span for a request (continuing its `traceparent`); not sampled unless the caller's was, by default. */
   startSpan?: (req: IncomingMessage) => SpanContext;
+  /** HTTPS with these TLS options (certificates, client certificates, ticket keys); plain HTTP without. */
+  secure?: SecureOptions;
   /** Told of every finished or aborted request's span, with its wall-clock start (ms) and duration: the trace exporter. */
   endSpan?: SpanObserver;
 }
@@ -86,6 +89,7 @@ export function createHttpServer({
   clientAddress = connectionAddress,
   startSpan = traceOfRequest,
   endSpan,
+  secure,
 }: HttpServerOptions): HttpService {
   let draining = false;
 
@@ -152,18 +156,16 @@ export function createHttpServer({
     }
   };
 
-  const server = createServer(
-    {
-      headersTimeout: limits.headersTimeoutMs,
-      requestTimeout: limits.requestTimeoutMs,
-      keepAliveTimeout: limits.keepAliveTimeoutMs,
-      maxHeaderSize: limits.maxHeaderBytes,
-      connectionsCheckingInterval: limits.timeoutCheckIntervalMs,
-      requireHostHeader: false,
-      ServerResponse: serviceResponse(() => draining),
-    },
-    onRequest,
-  );
+  const httpOptions = {
+    headersTimeout: limits.headersTimeoutMs,
+    requestTimeout: limits.requestTimeoutMs,
+    keepAliveTimeout: limits.keepAliveTimeoutMs,
+    maxHeaderSize: limits.maxHeaderBytes,
+    connectionsCheckingInterval: limits.timeoutCheckIntervalMs,
+    requireHostHeader: false,
+    ServerResponse: serviceResponse(() => draining),
+  };
+  const server: Server = secure ? createSecureServer({ ...secure, ...httpOptions }, onRequest) : createServer(httpOptions, onRequest);
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => answerClientError(error, socket));
   // Without these listeners Node drops a CONNECT without a word and answers an unknown Expect with a bare 417.
   server.on('connect', (_req: IncomingMessage, socket: Socket) => writeErrorToSocket(socket, methodNotAllowed));

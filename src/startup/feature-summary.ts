@@ -6,10 +6,11 @@ import type { LogFields } from '../log/logger.js';
  * The start-up line's word on the optional features, each named whether on or off: AUTH (with how
  * many API keys API_KEYS_FILE holds, and where JWT keys come from), EVENTS, how many webhook
  * endpoints (never their URLs, which can carry a secret in their path or query), IDEMPOTENCY,
- * RATE_LIMIT, where the limits are counted (LIMITS_SHARED) and WORKERS.
+ * RATE_LIMIT, where the limits are counted (LIMITS_SHARED), WORKERS, and HTTPS (TLS_*: `on`, or
+ * `mutual` with client certificates).
  */
-export function featureSummary(config: Pick<Config, 'auth' | 'events' | 'idempotency' | 'rateLimit' | 'sharedLimits' | 'workers'>): LogFields {
-  const { auth, events, idempotency, rateLimit, sharedLimits, workers } = config;
+export function featureSummary(config: Pick<Config, 'auth' | 'events' | 'idempotency' | 'rateLimit' | 'sharedLimits' | 'workers' | 'tls'>): LogFields {
+  const { auth, events, idempotency, rateLimit, sharedLimits, workers, tls } = config;
   return {
     auth: auth.mode,
     ...(auth.apiKeysFile === undefined ? {} : { apiKeys: apiKeyCount(auth.apiKeysFile) }),
@@ -20,6 +21,7 @@ export function featureSummary(config: Pick<Config, 'auth' | 'events' | 'idempot
     rateLimit: rateLimit === undefined ? 'off' : `${rateLimit.requests}/${rateLimit.windowSeconds}s`,
     limits: sharedLimits === undefined ? 'per instance' : `shared, synced every ${sharedLimits.syncMs} ms`,
     workers,
+    tls: tls === undefined ? 'off' : tls.clientCaFile === undefined ? 'on' : 'mutual',
   };
 }
 

@@ -151,6 +151,7 @@ export async function runInstance(config: Config, logger: Logger): Promise<void>
     auth: config.auth,
     ...(config.events ? { events: config.events } : {}),
     ...(config.idempotency ? { idempotency: config.idempotency } : {}),
+    ...(config.tls ? { tls: config.tls } : {}),
     ...(config.metrics
       ? { metrics: { onApiPort: config.metricsPort === undefined, ...(worker ? { read: () => askPrimary() } : {}) } }
       : {}),

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import cluster, { type Worker } from 'node:cluster';
 import { socketOf } from '../config/db-servers.js';
 import type { Config } from '../config/environment.js';
@@ -55,7 +56,7 @@ export async function runPrimary(config: Config, logger: Logger): Promise<void> 
   warnIgnoredAuthSettings(config, logger);
   // Every worker must accept the same password, also a generated one, and use the same database.
   // The rest of this process's environment (AUTH, API_KEYS_FILE, JWT_*, ...) reaches them as it is: fork adds to it.
-  const workerEnv = { ACCESS_PASSWORD: config.accessPassword, ...embeddedDatabaseEnv(config, opened) };
+  const workerEnv = { ACCESS_PASSWORD: config.accessPassword, ...embeddedDatabaseEnv(config, opened), ...sharedTicketKeys(config) };
   const backoff = new RestartBackoff();
   const startedAt = new Map<Worker, number>();
   let schemaReady = false;
@@ -199,7 +200,18 @@ export async function runPrimary(config: Config, logger: Logger): Promise<void> 
   };
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
+  // With HTTPS, SIGHUP reloads the certificates: each worker serves with its own copy.
+  if (config.tls) process.on('SIGHUP', () => running().forEach((worker) => worker.process.kill('SIGHUP')));
   stopWhenDatabaseDies(opened, logger, () => stopping, () => stop('SIGTERM', 1));
+}
+
+/**
+ * With HTTPS, one set of session ticket keys for every worker (TLS_TICKET_KEYS, or made for this
+ * run): a client resumes its session on whichever worker its next connection reaches.
+ */
+function sharedTicketKeys(config: Config): Record<string, string> {
+  if (config.tls === undefined) return {};
+  return { TLS_TICKET_KEYS: (config.tls.ticketKeys ?? randomBytes(48)).toString('hex') };
 }
 
 /** What a worker needs to use the embedded database its primary started: its socket, as root. */

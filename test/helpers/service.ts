@@ -1,6 +1,6 @@
 import { createApp, type App, type MetricsOptions } from '../../src/app.js';
 import type { Integrity } from '../../src/users/rules/validate.js';
-import type { ApiCompat, AuthSettings, EventSettings, GuessingLimits, IdempotencySettings, RateLimitSettings } from '../../src/config/environment.js';
+import type { ApiCompat, AuthSettings, EventSettings, GuessingLimits, IdempotencySettings, RateLimitSettings, TlsSettings } from '../../src/config/environment.js';
 import type { PoolTuning } from '../../src/db/pool-tuning.js';
 import type { StreamLimits } from '../../src/events/stream/event-stream.js';
 import { serverLimits, type ServerLimits } from '../../src/http/server.js';
@@ -47,6 +47,8 @@ export interface ServiceOptions {
   prepareSchema?: boolean;
   /** false: return as soon as requests are served, while the index builds may still run. */
   untilSettled?: boolean;
+  /** TLS_*: HTTPS (baseUrl then starts with https://). */
+  tls?: TlsSettings;
 }
 
 /**
@@ -76,6 +78,7 @@ export async function startService(label: string, options: ServiceOptions = {}):
     ...(options.idempotency ? { idempotency: options.idempotency } : {}),
     ...(options.eventsPruneIntervalMs === undefined ? {} : { eventsPruneIntervalMs: options.eventsPruneIntervalMs }),
     ...(options.eventStream ? { eventStream: options.eventStream } : {}),
+    ...(options.tls ? { tls: options.tls } : {}),
   });
   const address = await app.listen(0, '127.0.0.1');
   if (options.prepareSchema !== false) {
@@ -84,7 +87,7 @@ export async function startService(label: string, options: ServiceOptions = {}):
     if (options.untilSettled !== false) await app.schemaSettled();
   }
   return {
-    baseUrl: `http://127.0.0.1:${address.port}`,
+    baseUrl: `${options.tls ? 'https' : 'http'}://127.0.0.1:${address.port}`,
     app,
     db,
     logs,

@@ -121,6 +121,9 @@ describe('a malformed API_KEYS_FILE line -> ConfigError naming API_KEYS_FILE and
     ['a name used twice', `ci users:write ${HASH}\nci users:read ${OTHER_HASH}\n`, 2, /already used on line 1/],
     ['the same key twice', `ci users:write ${HASH}\n\nci2 users:read ${HASH}\n`, 3, /same key as line 1/],
     ['a key pasted instead of its hash', `ci users:write ${RAW_KEY}\n`, 1, /holds an API key itself/],
+    ['a certificate line without a name after cert:', `billing users:read cert:\n`, 1, /or "cert:" and a client certificate's common name/],
+    ['the same certificate name twice', `billing users:read cert:billing.internal\nbilling2 users:write cert:billing.internal\n`, 2, /same certificate name as line 1/],
+    ['a certificate line reusing a key\'s name', `ci users:write ${HASH}\nci users:read cert:ci.internal\n`, 2, /already used on line 1/],
   ];
   for (const [rule, text, line, says] of rows) {
     test(`${rule} -> line ${line} named`, () => {

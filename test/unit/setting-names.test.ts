@@ -21,6 +21,7 @@ describe('a variable that looks like a setting but is not gets one warning namin
     ['DB_PASWORD', 'DB_PASSWORD'],
     ['ACESS_PASSWORD', 'ACCESS_PASSWORD'],
     ['WORKER', 'WORKERS'],
+    ['TLS_CERTFILE', 'TLS_CERT_FILE'],
   ];
   for (const [name, setting] of cases) {
     test(`${name} -> ${setting}`, () => assert.deepEqual(lookAlikeSettings({ [name]: '1' }), [[name, setting]]));
@@ -30,6 +31,10 @@ describe('a variable that looks like a setting but is not gets one warning namin
     const found = lookAlikeSettings({ DB_TIMEOUT: '5' });
     assert.equal(found.length, 1);
     assert.equal(found[0]![0], 'DB_TIMEOUT');
+  });
+
+  test("OpenSSL's and Node's certificate variables are left alone, though SSL_CERT_FILE is one edit from TLS_CERT_FILE", () => {
+    assert.deepEqual(lookAlikeSettings({ SSL_CERT_FILE: '/etc/ssl/certs/ca-certificates.crt', SSL_CERT_DIR: '/etc/ssl/certs', NODE_EXTRA_CA_CERTS: '/ca.pem' }), []);
   });
 
   test('the service\'s own settings, the tests\' and the platform\'s variables are left alone', () => {

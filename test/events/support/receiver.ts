@@ -140,7 +140,7 @@ export class Receiver {
       webhookId: headers['webhook-id'],
       timestamp: headers['webhook-timestamp'],
       contentType: req.headers['content-type'],
-      traceparent: req.headers.traceparent,
+      traceparent: String(req.headers.traceparent),
       body,
       event: JSON.parse(body) as Delivery['event'],
       status: undefined,
