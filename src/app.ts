@@ -47,6 +47,7 @@ import { registerUserRoutes } from './users/http/routes.js';
 import { userValidation, type Integrity } from './users/rules/validate.js';
 import type { TlsSettings } from './config/tls-settings.js';
 import { secureTransport } from './tls/secure-transport.js';
+import type { Tracing } from './tracing/tracing.js';
 
 export interface AppOptions {
   db: DbConfig;
@@ -86,6 +87,8 @@ export interface AppOptions {
   idempotency?: IdempotencySettings;
   /** TLS_*: HTTPS on the API port, its certificates reloaded when they change. */
   tls?: TlsSettings;
+  /** OTEL_*: spans exported over OTLP, started by the caller (the packages load asynchronously); stopped by close(). */
+  tracing?: Tracing;
   /** Tests only: how often expired events are looked for (one minute). */
   eventsPruneIntervalMs?: number;
   /** Tests only: the event stream's intervals and bounds (src/events/stream/event-streams.ts has the defaults). */
@@ -139,6 +142,7 @@ export function createApp(options: AppOptions): App {
   const tuning = options.poolTuning ?? defaultTuning;
   const pool = createConnectionSource(db, tuning, logger);
   const metrics = options.metrics ? new ServiceMetrics(() => pool.usage()) : undefined;
+  if (metrics) options.tracing?.registerMetrics(metrics.registry);
   const events =
     options.events &&
     new ChangeEvents({
@@ -203,6 +207,7 @@ export function createApp(options: AppOptions): App {
     ...(options.serverLimits ? { limits: options.serverLimits } : {}),
     ...(metrics ? { observe: metrics.observeResponse } : {}),
     ...(secure ? { secure: secure.serverOptions } : {}),
+    ...(options.tracing ? { startSpan: options.tracing.startSpan, endSpan: options.tracing.endSpan } : {}),
     admit: gate.admission(
       options.rateLimit && limits.counters.requests
         ? rateLimitAdmission(options.rateLimit, limits.counters.requests, rateLimitKey(bearer && ((req, res) => bearer.principalOf(req, requestIdOf(res)))))
@@ -247,6 +252,7 @@ export function createApp(options: AppOptions): App {
       await events?.stop();
       await limits.stop();
       await endPool(pool);
+      await options.tracing?.stop();
     },
   };
 }

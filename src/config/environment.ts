@@ -13,6 +13,7 @@ import { idempotencySettings, type IdempotencySettings } from './idempotency-set
 import { guessingLimits, rateLimit, sharedLimits, type GuessingLimits, type RateLimitSettings, type SharedLimitSettings } from './limit-settings.js';
 import { listenHost, metricsHost, metricsPort } from './listen-settings.js';
 import { tlsSettings, type TlsSettings } from './tls-settings.js';
+import { tracingSettings, type TracingSettings } from './tracing-settings.js';
 
 export { AUTH_OFF, authModes, jwksLocation, type AuthMode, type AuthSettings, type JwtSettings } from './auth-settings.js';
 export type { DbConfig, EmbeddedDbConfig, Endpoint, HostPort } from './database-settings.js';
@@ -20,6 +21,7 @@ export { ConfigError } from './env-values.js';
 export type { EventSettings, WebhookSettings } from './event-settings.js';
 export type { IdempotencySettings } from './idempotency-settings.js';
 export type { TlsSettings } from './tls-settings.js';
+export type { TracingSettings } from './tracing-settings.js';
 export { DEFAULT_GUESSING_LIMITS, type GuessingLimits, type RateLimitSettings, type SharedLimitSettings } from './limit-settings.js';
 
 export type LogFormat = 'json' | 'pretty';
@@ -73,6 +75,8 @@ export interface Config {
   idempotency: IdempotencySettings | undefined;
   /** TLS_*: undefined (the default) serves plain HTTP. */
   tls: TlsSettings | undefined;
+  /** OTEL_*: undefined (no endpoint) exports no spans; trace context is passed on all the same. */
+  tracing: TracingSettings | undefined;
 }
 
 /** Without SHUTDOWN_DELAY_S: long enough for a load balancer checking `/readyz` every second or two to take the instance out. */
@@ -133,5 +137,6 @@ export function loadConfig(env: Env = process.env, defaults: ConfigDefaults = {}
     events: eventSettings(env),
     idempotency: idempotencySettings(env),
     tls: tlsSettings(env),
+    tracing: tracingSettings(env),
   };
 }

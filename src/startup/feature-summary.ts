@@ -7,10 +7,11 @@ import type { LogFields } from '../log/logger.js';
  * many API keys API_KEYS_FILE holds, and where JWT keys come from), EVENTS, how many webhook
  * endpoints (never their URLs, which can carry a secret in their path or query), IDEMPOTENCY,
  * RATE_LIMIT, where the limits are counted (LIMITS_SHARED), WORKERS, and HTTPS (TLS_*: `on`, or
- * `mutual` with client certificates).
+ * `mutual` with client certificates), and span export (OTEL_*: the protocol and sampler, never the
+ * endpoint, whose headers may hold a key).
  */
-export function featureSummary(config: Pick<Config, 'auth' | 'events' | 'idempotency' | 'rateLimit' | 'sharedLimits' | 'workers' | 'tls'>): LogFields {
-  const { auth, events, idempotency, rateLimit, sharedLimits, workers, tls } = config;
+export function featureSummary(config: Pick<Config, 'auth' | 'events' | 'idempotency' | 'rateLimit' | 'sharedLimits' | 'workers' | 'tls' | 'tracing'>): LogFields {
+  const { auth, events, idempotency, rateLimit, sharedLimits, workers, tls, tracing } = config;
   return {
     auth: auth.mode,
     ...(auth.apiKeysFile === undefined ? {} : { apiKeys: apiKeyCount(auth.apiKeysFile) }),
@@ -22,6 +23,7 @@ export function featureSummary(config: Pick<Config, 'auth' | 'events' | 'idempot
     limits: sharedLimits === undefined ? 'per instance' : `shared, synced every ${sharedLimits.syncMs} ms`,
     workers,
     tls: tls === undefined ? 'off' : tls.clientCaFile === undefined ? 'on' : 'mutual',
+    tracing: tracing === undefined ? 'off' : `${tracing.protocol}, ${tracing.sampler} ${tracing.ratio}`,
   };
 }
 

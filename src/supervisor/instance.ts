@@ -15,6 +15,7 @@ import { stopWhenDatabaseDies } from './database-watch.js';
 import { logFinalLine } from './final-line.js';
 import { isMessage, schemaReadyMessage, schemaWantedMessage, skipShutdownDelayMessage, type SchemaPhaseMessage } from './messages.js';
 import { interactiveStop, ShutdownDelay } from './shutdown-delay.js';
+import { startTracing } from '../tracing/tracing.js';
 
 export const SHUTDOWN_DRAIN_MS = 10_000;
 
@@ -135,6 +136,7 @@ export async function runInstance(config: Config, logger: Logger): Promise<void>
     warnIgnoredAuthSettings(config, logger);
   }
 
+  const tracing = config.tracing && (await startTracing(config.tracing, logger).catch((error: unknown) => failStart(`Cannot start: ${(error as Error).message}`)));
   app = createApp({
     db: database.db,
     accessPassword: config.accessPassword,
@@ -152,6 +154,7 @@ export async function runInstance(config: Config, logger: Logger): Promise<void>
     ...(config.events ? { events: config.events } : {}),
     ...(config.idempotency ? { idempotency: config.idempotency } : {}),
     ...(config.tls ? { tls: config.tls } : {}),
+    ...(tracing ? { tracing } : {}),
     ...(config.metrics
       ? { metrics: { onApiPort: config.metricsPort === undefined, ...(worker ? { read: () => askPrimary() } : {}) } }
       : {}),

@@ -5,6 +5,7 @@ import type { PoolTuning } from '../../src/db/pool-tuning.js';
 import type { StreamLimits } from '../../src/events/stream/event-stream.js';
 import { serverLimits, type ServerLimits } from '../../src/http/server.js';
 import { createLogger } from '../../src/log/logger.js';
+import type { Tracing } from '../../src/tracing/tracing.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 
 export const TEST_PASSWORD = 'test-pass-7f3a';
@@ -49,6 +50,8 @@ export interface ServiceOptions {
   untilSettled?: boolean;
   /** TLS_*: HTTPS (baseUrl then starts with https://). */
   tls?: TlsSettings;
+  /** OTEL_*: spans exported (started with startTracing; stopped with the service). */
+  tracing?: Tracing;
 }
 
 /**
@@ -79,6 +82,7 @@ export async function startService(label: string, options: ServiceOptions = {}):
     ...(options.eventsPruneIntervalMs === undefined ? {} : { eventsPruneIntervalMs: options.eventsPruneIntervalMs }),
     ...(options.eventStream ? { eventStream: options.eventStream } : {}),
     ...(options.tls ? { tls: options.tls } : {}),
+    ...(options.tracing ? { tracing: options.tracing } : {}),
   });
   const address = await app.listen(0, '127.0.0.1');
   if (options.prepareSchema !== false) {

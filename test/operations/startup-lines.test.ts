@@ -46,7 +46,7 @@ describe('the lines of a start and a stop, in the order things happen', { concur
       assert.match(String(listening.schema), /not ready/, 'the listening line says the API does not serve yet');
       assert.deepEqual(
         listening.features,
-        { auth: 'off', events: 'off', webhookEndpoints: 0, idempotency: 'off', rateLimit: 'off', limits: 'per instance', workers: 1, tls: 'off' },
+        { auth: 'off', events: 'off', webhookEndpoints: 0, idempotency: 'off', rateLimit: 'off', limits: 'per instance', workers: 1, tls: 'off', tracing: 'off' },
         'and names every optional feature, here all off',
       );
       const migrated = await service.logEntry('schema migrated');
@@ -73,7 +73,7 @@ describe('the lines of a start and a stop, in the order things happen', { concur
     });
     try {
       const listening = await service.logEntry('listening', 30_000);
-      assert.deepEqual(listening.features, { auth: 'writes', apiKeys: 2, events: 'on', webhookEndpoints: 2, idempotency: 'on', rateLimit: '100/10s', limits: 'per instance', workers: 2, tls: 'off' });
+      assert.deepEqual(listening.features, { auth: 'writes', apiKeys: 2, events: 'on', webhookEndpoints: 2, idempotency: 'on', rateLimit: '100/10s', limits: 'per instance', workers: 2, tls: 'off', tracing: 'off' });
       assert.doesNotMatch(JSON.stringify(listening), /s3cret|127\.0\.0\.1:9\//, 'no webhook URL, so no secret a URL may carry');
       await waitUntil('both workers to listen', () => messages(service).filter((msg) => msg === 'listening').length === 2);
       service.signal('SIGTERM');
