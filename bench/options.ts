@@ -9,7 +9,7 @@ export type LoadGenerator = 'auto' | 'wrk' | 'autocannon';
 export type ListClient = 'auto' | 'curl' | 'node';
 
 export interface BenchOptions {
-  mode: 'throughput' | 'memory' | 'cluster' | 'finding' | 'online-index' | 'webhooks' | 'streams' | 'limits' | 'startup';
+  mode: 'throughput' | 'memory' | 'cluster' | 'finding' | 'online-index' | 'webhooks' | 'streams' | 'limits' | 'startup' | 'tracing';
   durationSec: number;
   connections: number;
   /** Alternating runs of each side; the median is reported. */
@@ -47,7 +47,7 @@ export interface BenchOptions {
 }
 
 export const usage = `Usage: npx tsx bench/run.ts [options]
-  --mode throughput|memory|cluster|finding|online-index|webhooks|streams|limits|startup  what to measure (default throughput);
+  --mode throughput|memory|cluster|finding|online-index|webhooks|streams|limits|startup|tracing  what to measure (default throughput);
                              cluster: the scenarios on one Galera node and on a 3-node Galera
                              cluster, in the same run; finding: the latency of each way of finding
                              users, one request at a time, on --rows users; online-index: the
@@ -59,7 +59,9 @@ export const usage = `Usage: npx tsx bench/run.ts [options]
                              counted per instance and shared (LIMITS_SHARED) side by side, then one
                              client through HAProxy to three instances, accepted per window;
                              startup: a start on the contract's bare table of --rows users, a read and
-                             a create every 20 ms from the first answer: refusals, flaps, index builds
+                             a create every 20 ms from the first answer: refusals, flaps, index builds;
+                             tracing: nothing configured (and --baseline), OTLP export at ratio 0.1
+                             and 1.0, HTTPS keep-alive, then new HTTP and HTTPS connections per second
   --accuracy-seconds <s>     limits mode: seconds of each accuracy run (default 30)
   --workers <n>              the service's WORKERS (default 1)
   --duration <s>             seconds per measurement (default 5)
@@ -126,11 +128,11 @@ export function parseOptions(argv: string[]): BenchOptions {
   if (unknown.length > 0) fail(`unknown scenario(s): ${unknown.join(', ')}`);
   const workers = Math.round(positive(values.workers, 'workers'));
   if (workers > 1 && values['service-log'] === 'off') fail('--workers above 1 needs the real entry point: --service-log null or pipe');
-  if (values.baseline !== undefined && !['throughput', 'memory', 'startup'].includes(values.mode)) fail('--baseline is for the throughput, memory and startup modes');
+  if (values.baseline !== undefined && !['throughput', 'memory', 'startup', 'tracing'].includes(values.mode)) fail('--baseline is for the throughput, memory, startup and tracing modes');
   if (values.events !== 'off' && values.mode !== 'throughput') fail('--events is for the throughput mode');
   if (values.baseline !== undefined && values['service-log'] === 'off') fail('--baseline needs the real entry point on both sides: --service-log null or pipe');
   return {
-    mode: oneOf(values.mode, ['throughput', 'memory', 'cluster', 'finding', 'online-index', 'webhooks', 'streams', 'limits', 'startup'] as const, 'mode'),
+    mode: oneOf(values.mode, ['throughput', 'memory', 'cluster', 'finding', 'online-index', 'webhooks', 'streams', 'limits', 'startup', 'tracing'] as const, 'mode'),
     durationSec: positive(values.duration, 'duration'),
     connections: Math.round(positive(values.connections, 'connections')),
     warmupSec: positive(values.warmup, 'warmup', true),

@@ -11,6 +11,7 @@ import { prepareRunner } from './runner.js';
 import { runThroughput, sidesOf } from './throughput.js';
 import { runStreams } from './streams.js';
 import { runWebhooks } from './webhooks.js';
+import { runTracing } from './tracing.js';
 import { scenarioNamed } from './workload.js';
 
 const options = parseOptions(process.argv.slice(2));
@@ -18,7 +19,7 @@ guardRun(deadlineMs(options));
 let exitCode = 0;
 try {
   prepareRunner(options.runner);
-  const run = { memory: runMemory, throughput: runThroughput, cluster: runCluster, finding: runFinding, 'online-index': runOnlineIndex, webhooks: runWebhooks, streams: runStreams, limits: runLimits, startup: runStartup }[options.mode];
+  const run = { memory: runMemory, throughput: runThroughput, cluster: runCluster, finding: runFinding, 'online-index': runOnlineIndex, webhooks: runWebhooks, streams: runStreams, limits: runLimits, startup: runStartup, tracing: runTracing }[options.mode];
   await run(options);
 } catch (error) {
   console.error(error);
@@ -43,6 +44,7 @@ function deadlineMs(o: BenchOptions): number {
   if (o.mode === 'streams') return (120 + o.listeners.split(',').reduce((sum, step) => sum + Number(step.split('@')[0]) / 500 + o.durationSec + 90, 0)) * 1000;
   // The cost rounds, then two accuracy runs of three instances each (starting them takes a while).
   // Loading the table (a million users in some seconds), then each start until its indexes are built, per side and run.
+  if (o.mode === 'tracing') return (300 + o.scenarios.length * o.repeat * 5 * (run + 15) + 2 * o.repeat * (o.durationSec + 5)) * 1000;
   if (o.mode === 'startup') return (120 + o.repeat * (o.baseline ? 2 : 1) * (60 + o.rows / 5000)) * 1000;
   if (o.mode === 'limits') return (300 + o.scenarios.length * o.repeat * 2 * (run + 15) + 2 * (o.accuracySec + 110)) * 1000;
   if (o.mode === 'cluster') return (180 + o.scenarios.length * o.repeat * 2 * (run + 20)) * 1000;

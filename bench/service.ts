@@ -1,4 +1,6 @@
 import { openSync, closeSync } from 'node:fs';
+import { get as httpGet } from 'node:http';
+import { get as httpsGet } from 'node:https';
 import type { StdioOptions } from 'node:child_process';
 import { join } from 'node:path';
 import { serverName } from '../src/config/db-servers.js';
@@ -58,7 +60,7 @@ export async function startService(
   let stderr = '';
   child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr = (stderr + chunk).slice(-4000)));
 
-  const baseUrl = `http://127.0.0.1:${port}`;
+  const baseUrl = `${extraEnv.TLS_CERT_FILE ? 'https' : 'http'}://127.0.0.1:${port}`;
   const stop = () => stopChild(child);
   try {
     await withTimeout(waitUntilReady(baseUrl, () => hasExited(child)), READY_TIMEOUT_MS, 'service start');
@@ -72,11 +74,19 @@ export async function startService(
 async function waitUntilReady(baseUrl: string, exited: () => boolean): Promise<void> {
   for (;;) {
     if (exited()) throw new Error('service exited during start');
-    const ready = await fetch(`${baseUrl}/readyz`).then(
-      (response) => response.status === 200,
-      () => false,
-    );
+    const ready = await readyzAnswers(baseUrl);
     if (ready) return;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+}
+
+/** /readyz answers 200; over HTTPS the service's own certificate is not checked (the benchmark makes it). */
+function readyzAnswers(baseUrl: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const get = baseUrl.startsWith('https:') ? httpsGet : httpGet;
+    get(`${baseUrl}/readyz`, { rejectUnauthorized: false }, (response) => {
+      response.resume();
+      resolve(response.statusCode === 200);
+    }).on('error', () => resolve(false));
+  });
 }
