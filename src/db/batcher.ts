@@ -1,5 +1,4 @@
 import { StorageError } from '../errors/storage-error.js';
-import { currentSpan, spansTracked, withinSpans } from '../tracing/current-span.js';
 import type { SpanContext } from '../tracing/trace-context.js';
 
 /** Too many operations of one kind are already waiting for a batch. */
@@ -14,7 +13,7 @@ export interface Pending<I, R> {
   readonly item: I;
   /** When it was submitted (performance.now()): its time budget runs from here, waiting included. */
   readonly since: number;
-  /** The request span it was submitted in, while spans are exported: the batch's statement links to each. */
+  /** The span of the request that asked for it: the batch's statements belong to each such span. */
   readonly span: SpanContext | undefined;
   resolve(result: R): void;
   reject(error: unknown): void;
@@ -42,10 +41,10 @@ export class Batcher<I, R> {
     private readonly maxWaiting: number,
   ) {}
 
-  submit(item: I): Promise<R> {
+  submit(item: I, span?: SpanContext): Promise<R> {
     if (this.waiting.length >= this.maxWaiting) return Promise.reject(new StorageError(new QueueFullError(), 'busy'));
     return new Promise<R>((resolve, reject) => {
-      this.waiting.push({ item, since: performance.now(), span: currentSpan(), resolve, reject });
+      this.waiting.push({ item, since: performance.now(), span, resolve, reject });
       this.schedule();
     });
   }
@@ -62,7 +61,7 @@ export class Batcher<I, R> {
       const batch = this.waiting.length <= this.maxBatch ? this.waiting : this.waiting.slice(0, this.maxBatch);
       this.waiting = batch === this.waiting ? [] : this.waiting.slice(this.maxBatch);
       this.inFlight++;
-      (spansTracked() ? withinSpans(batch.map((pending) => pending.span), () => this.run(batch)) : this.run(batch))
+      this.run(batch)
         .catch((error: unknown) => {
           for (const pending of batch) pending.reject(error);
         })

@@ -5,6 +5,7 @@ import { Deadline } from './deadline.js';
 import { isConnectionLost, retryPauseMs, storageError, wasRolledBack } from './mysql-errors.js';
 import { acquire, execute, ping, query, queryUndecoded, transactionStep } from './mysql2-adapters.js';
 import type { StopSignal } from './stop-signal.js';
+import type { SpanScope } from '../tracing/span-scope.js';
 import { encodedRows, type EncodedRows, type OpenedRows, type RowEncoder } from './row-stream.js';
 
 /** One statement inside a transaction; a statement with RETURNING resolves to its rows. */
@@ -29,9 +30,9 @@ export class Database {
     private readonly trustMs: number,
   ) {}
 
-  /** The time budget of an operation asked for at `since` (a performance.now() reading), waiting included. */
-  deadlineSince(since: number): Deadline {
-    return new Deadline(this.budgetMs, since);
+  /** The time budget of an operation asked for at `since` (a performance.now() reading), waiting included; `trace`, the spans it serves. */
+  deadlineSince(since: number, trace?: SpanScope): Deadline {
+    return new Deadline(this.budgetMs, since, trace);
   }
 
   read<T>(statement: string, values: unknown[], deadline = new Deadline(this.budgetMs)): Promise<T> {

@@ -1,9 +1,18 @@
-/** The moment by which one store operation must be over, waiting for a connection included. */
+import type { SpanScope } from '../tracing/span-scope.js';
+
+/**
+ * The moment by which one store operation must be over, waiting for a connection included; and,
+ * while spans are exported, the requests it serves, whose spans its statements' spans belong to.
+ */
 export class Deadline {
   private readonly at: number;
 
   /** `startedAt` (a performance.now() reading) is when the operation was asked for, if earlier than now. */
-  constructor(budgetMs: number, startedAt = performance.now()) {
+  constructor(
+    budgetMs: number,
+    startedAt = performance.now(),
+    readonly trace?: SpanScope,
+  ) {
     this.at = startedAt + budgetMs;
   }
 

@@ -2,6 +2,7 @@ import type { PoolConnection } from 'mysql2';
 import type { ConnectionSource } from './connection-source.js';
 import { DatabaseTimeoutError, type Deadline } from './deadline.js';
 import { whenLeft } from './node-left.js';
+import { statementSpan } from '../tracing/statement-spans.js';
 
 /** mysql2's callback API, each call bounded by a Deadline. */
 
@@ -38,12 +39,16 @@ export function acquire(pool: ConnectionSource, deadline: Deadline): Promise<Poo
 function withinDeadline<T>(
   connection: PoolConnection,
   deadline: Deadline,
+  statement: string,
   start: (done: (error: Error | null, result?: T) => void) => void,
 ): Promise<T> {
+  // A statement of a sampled request: its span, once it is answered (or not).
+  const traced = deadline.trace && statementSpan(deadline.trace, statement, connection.config);
   return new Promise((resolve, reject) => {
     let settled = false;
     let stopWatching = (): void => {};
     const giveUp = (error: Error): void => {
+      traced?.(error);
       settled = true;
       clearTimeout(timer);
       stopWatching();
@@ -55,6 +60,7 @@ function withinDeadline<T>(
     if (settled) return;
     start((error, result) => {
       if (settled) return;
+      traced?.(error);
       settled = true;
       clearTimeout(timer);
       stopWatching();
@@ -66,14 +72,14 @@ function withinDeadline<T>(
 
 /** Runs one prepared statement on the connection, bounded by the deadline. */
 export function execute<T>(connection: PoolConnection, statement: string, values: unknown[], deadline: Deadline): Promise<T> {
-  return withinDeadline<T>(connection, deadline, (done) =>
+  return withinDeadline<T>(connection, deadline, statement, (done) =>
     connection.execute({ sql: statement, values }, (error, result) => done(error, result as T)),
   );
 }
 
 /** Runs statements over the text protocol (several, separated by `;`, on a connection that allows them), bounded by the deadline. */
 export function query<T>(connection: PoolConnection, statement: string, values: unknown[], deadline: Deadline): Promise<T> {
-  return withinDeadline<T>(connection, deadline, (done) => connection.query({ sql: statement, values }, (error, result) => done(error, result as T)));
+  return withinDeadline<T>(connection, deadline, statement, (done) => connection.query({ sql: statement, values }, (error, result) => done(error, result as T)));
 }
 
 /**
@@ -81,17 +87,17 @@ export function query<T>(connection: PoolConnection, statement: string, values: 
  * null), bounded by the deadline: for rows the caller turns into JSON without decoding them.
  */
 export function queryUndecoded<T>(connection: PoolConnection, statement: string, values: unknown[], deadline: Deadline): Promise<T> {
-  return withinDeadline<T>(connection, deadline, (done) =>
+  return withinDeadline<T>(connection, deadline, statement, (done) =>
     connection.query({ sql: statement, values, typeCast: false }, (error, result) => done(error, result as T)),
   );
 }
 
 /** Starts, commits or rolls back the connection's transaction (mysql2's own commands), bounded by the deadline. */
 export function transactionStep(connection: PoolConnection, step: 'beginTransaction' | 'commit' | 'rollback', deadline: Deadline): Promise<void> {
-  return withinDeadline<void>(connection, deadline, (done) => connection[step]((error) => done(error)));
+  return withinDeadline<void>(connection, deadline, step === 'beginTransaction' ? 'BEGIN' : step.toUpperCase(), (done) => connection[step]((error) => done(error)));
 }
 
 /** Proves the connection is alive before a statement is trusted to it; a failure means nothing was sent. */
 export function ping(connection: PoolConnection, deadline: Deadline): Promise<void> {
-  return withinDeadline<void>(connection, deadline, (done) => connection.ping((error) => done(error)));
+  return withinDeadline<void>(connection, deadline, 'PING', (done) => connection.ping((error) => done(error)));
 }

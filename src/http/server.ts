@@ -11,7 +11,6 @@ import type { Handler, RequestContext } from './context.js';
 import { ALL_API_METHODS, sendPreflight } from './cors.js';
 import { assignRequestId, requestIdFor, requestIdOf } from './request-id.js';
 import { assignTrace } from './response-trace.js';
-import { withinSpan } from '../tracing/current-span.js';
 import { continueTrace, type SpanContext } from '../tracing/trace-context.js';
 import type { Match, Router } from './router.js';
 import { serviceResponse } from './service-response.js';
@@ -102,7 +101,7 @@ export function createHttpServer({
     if (match.kind === 'not-found') throw notFound;
     if (match.kind === 'method-not-allowed') throw new HttpError(405, messages.methodNotAllowed, { Allow: match.allow });
     const ctx: RequestContext = { req, res, path, query, params: match.params, requestId, client, trace };
-    const pending = endSpan === undefined ? match.handler(ctx) : withinSpan(trace, () => match.handler(ctx));
+    const pending = match.handler(ctx);
     if (pending) pending.catch((error: unknown) => fail(req, res, path, error));
   };
 

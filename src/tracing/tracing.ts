@@ -3,9 +3,8 @@ import type { TracingSettings } from '../config/tracing-settings.js';
 import type { Logger } from '../log/logger.js';
 import { buildInfo } from '../metrics/build-info.js';
 import type { Registry } from '../metrics/registry.js';
-import { trackSpans } from './current-span.js';
 import { startSpanExport, type FinishedSpan, type SpanExport } from './otel/span-export.js';
-import { traceStatements } from './statement-spans.js';
+import { exportStatementsTo } from './statement-spans.js';
 import { continueTrace, type SpanContext } from './trace-context.js';
 
 /** A collector that fails is said once a minute at most, with what was dropped meanwhile. */
@@ -50,8 +49,7 @@ export async function startTracing(settings: TracingSettings, logger: Logger): P
       droppedSinceWarning = 0;
     },
   });
-  trackSpans(true);
-  const untrace = traceStatements((finished) => exporter.record(finished));
+  exportStatementsTo((finished) => exporter.record(finished));
   const tracing: Tracing = {
     startSpan: (req) => continueTrace(req.headers.traceparent, req.headers.tracestate, exporter.decide),
     endSpan(span, req, _res, route, status, startedAtMs, elapsedMs) {
@@ -82,8 +80,7 @@ export async function startTracing(settings: TracingSettings, logger: Logger): P
       registry.collected('counter', 'tracing_spans_dropped_total', 'Spans dropped: the export queue was full, or the collector refused them or did not answer in time.', () => dropped);
     },
     async stop() {
-      untrace();
-      trackSpans(false);
+      exportStatementsTo(undefined);
       if (active === tracing) active = undefined;
       await exporter.shutdown().catch(() => {});
     },

@@ -1,7 +1,10 @@
+import { once } from 'node:events';
+import { Worker } from 'node:worker_threads';
 import type { TracingSettings } from '../../config/tracing-settings.js';
 import { sampler, type SampleDecision } from '../sampler.js';
 import type { SpanContext } from '../trace-context.js';
-import { ExportQueue, type QueueLimits } from './export-queue.js';
+import { defaultQueueLimits, type QueueLimits } from './export-queue.js';
+import type { FromExporter, ToExporter, WorkerSetup } from './export-worker.js';
 
 export type SpanKindName = 'server' | 'client';
 export type SpanAttributes = Record<string, string | number | boolean>;
@@ -24,7 +27,7 @@ export interface FinishedSpan {
 export interface SpanExport {
   readonly decide: SampleDecision;
   record(finished: FinishedSpan): void;
-  /** Sends what is queued (a graceful stop); bounded by the exporter's timeout. */
+  /** Sends what is queued (a graceful stop), bounded by the exporter's timeout, then ends the exporter's thread. */
   shutdown(): Promise<void>;
 }
 
@@ -33,75 +36,75 @@ export interface ExportCounters {
   exported(count: number): void;
 }
 
-/** The packages are optional dependencies: loaded only when export is configured. */
-export class MissingTracingPackages extends Error {}
+/** Finished spans are handed to the exporter's thread in groups: this many, or those of this long. */
+const HANDOFF_SPANS = 128;
+const HANDOFF_MS = 25;
+/** A graceful stop waits this long at most for the last export (the exporter's own timeout is 10 s). */
+const FLUSH_LIMIT_MS = 12_000;
 
 /**
- * OTLP/HTTP export with the official OpenTelemetry SDK and exporters (protobuf or JSON). Spans are
- * made after the fact with the ids this service already sent in `traceparent`: the SDK's id
- * generator is told each span's ids just before it starts the span.
+ * OTLP/HTTP export with the official OpenTelemetry SDK and exporters (protobuf or JSON), on a thread
+ * of its own (export-worker.ts). Here, a finished span costs a push to an array; groups of them go to
+ * that thread in one message. Spans beyond what the exporter can hold are dropped and counted.
  */
-export async function startSpanExport(settings: TracingSettings, version: string, counters: ExportCounters, limits?: QueueLimits): Promise<SpanExport> {
-  let modules;
-  try {
-    modules = await Promise.all([
-      import('@opentelemetry/api'),
-      import('@opentelemetry/sdk-trace'),
-      import('@opentelemetry/resources'),
-      settings.protocol === 'http/json' ? import('@opentelemetry/exporter-trace-otlp-http') : import('@opentelemetry/exporter-trace-otlp-proto'),
-    ]);
-  } catch (error) {
+export async function startSpanExport(settings: TracingSettings, version: string, counters: ExportCounters, limits: QueueLimits = defaultQueueLimits): Promise<SpanExport> {
+  const setup: WorkerSetup = { settings, version, limits };
+  const worker = exporterThread(setup);
+  const [first] = (await Promise.race([once(worker, 'message'), once(worker, 'error').then(([error]) => [{ kind: 'failed', message: (error as Error).message }])])) as [FromExporter];
+  if (first.kind !== 'ready') {
+    await worker.terminate();
     throw new MissingTracingPackages(
-      `OTEL_EXPORTER_OTLP_ENDPOINT needs the optional @opentelemetry packages, which are not installed (${(error as Error).message.split('\n')[0]}): run npm install without --omit=optional`,
+      `OTEL_EXPORTER_OTLP_ENDPOINT needs the optional @opentelemetry packages, which could not be loaded (${first.kind === 'failed' ? first.message : first.kind}): install them (npm install without --omit=optional)`,
     );
   }
-  const [api, sdk, resources, otlp] = modules;
-  const ids = new PresetIds(new sdk.RandomIdGenerator());
-  const exporter = new otlp.OTLPTraceExporter({ url: settings.url, headers: settings.headers, timeoutMillis: 10_000, concurrencyLimit: 1 });
-  const queue = new ExportQueue(exporter, counters.dropped, counters.exported, limits);
-  const provider = new sdk.TracerProvider({
-    resource: resources.resourceFromAttributes({ 'service.name': settings.serviceName, 'service.version': version }),
-    sampler: new sdk.AlwaysOnSampler(),
-    idGenerator: ids,
-    spanProcessors: [queue],
+  worker.unref();
+  let handedOver = 0;
+  let pending: FinishedSpan[] = [];
+  let timer: NodeJS.Timeout | undefined;
+  let flushed: (() => void) | undefined;
+  worker.on('message', (message: FromExporter) => {
+    if (message.kind === 'taken') handedOver -= message.count;
+    else if (message.kind === 'exported') counters.exported(message.count);
+    else if (message.kind === 'dropped') counters.dropped(message.count, message.reason);
+    else if (message.kind === 'flushed') flushed?.();
   });
-  const tracer = provider.getTracer('user-service', version);
-  const kinds = { server: api.SpanKind.SERVER, client: api.SpanKind.CLIENT };
-  const remote = (span: SpanContext) => ({ traceId: span.traceId, spanId: span.spanId, traceFlags: api.TraceFlags.SAMPLED, isRemote: true });
+  worker.on('error', (error) => counters.dropped(0, `the exporter's thread failed: ${error.message}`));
+  const handOff = (): void => {
+    clearTimeout(timer);
+    timer = undefined;
+    if (pending.length === 0) return;
+    handedOver += pending.length;
+    worker.postMessage({ kind: 'spans', spans: pending } satisfies ToExporter);
+    pending = [];
+  };
   return {
     decide: sampler(settings.sampler, settings.ratio),
-    record({ span, name, kind, startMs, endMs, attributes, links, error }) {
-      const parent = span.parentSpanId === undefined ? api.ROOT_CONTEXT : api.trace.setSpanContext(api.ROOT_CONTEXT, remote({ ...span, spanId: span.parentSpanId }));
-      ids.preset(span.traceId, span.spanId);
-      const started = tracer.startSpan(name, { kind: kinds[kind], startTime: startMs, attributes, ...(links && links.length > 0 ? { links: links.map((link) => ({ context: remote(link) })) } : {}) }, parent);
-      if (error !== undefined) started.setStatus({ code: api.SpanStatusCode.ERROR, message: error });
-      started.end(endMs);
+    record(finished) {
+      // The exporter's thread is that far behind: what it cannot queue is dropped here, not held.
+      if (handedOver + pending.length >= limits.maxQueued) return counters.dropped(1, 'export queue full');
+      pending.push(finished);
+      if (pending.length >= HANDOFF_SPANS) handOff();
+      else timer ??= setTimeout(handOff, HANDOFF_MS).unref();
     },
-    shutdown: () => provider.shutdown(),
+    async shutdown() {
+      handOff();
+      const done = new Promise<void>((resolve) => (flushed = resolve));
+      worker.postMessage({ kind: 'flush' } satisfies ToExporter);
+      await Promise.race([done, new Promise((resolve) => setTimeout(resolve, FLUSH_LIMIT_MS).unref())]);
+      await worker.terminate();
+    },
   };
 }
 
-/** Hands the SDK the ids this service chose for the next span; random ones otherwise. */
-class PresetIds {
-  private traceId: string | undefined;
-  private spanId: string | undefined;
-
-  constructor(private readonly random: { generateTraceId(): string; generateSpanId(): string }) {}
-
-  preset(traceId: string, spanId: string): void {
-    this.traceId = traceId;
-    this.spanId = spanId;
-  }
-
-  generateTraceId(): string {
-    const id = this.traceId ?? this.random.generateTraceId();
-    this.traceId = undefined;
-    return id;
-  }
-
-  generateSpanId(): string {
-    const id = this.spanId ?? this.random.generateSpanId();
-    this.spanId = undefined;
-    return id;
-  }
+/**
+ * The exporter's thread. Compiled, it runs export-worker.js; from the TypeScript sources (npm start,
+ * the tests) a worker does not inherit tsx's loader, so it registers it before importing the entry.
+ */
+function exporterThread(setup: WorkerSetup): Worker {
+  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./export-worker.js', import.meta.url), { workerData: setup });
+  const entry = JSON.stringify(new URL('./export-worker.ts', import.meta.url).href);
+  return new Worker(`import('tsx/esm/api').then(({ register }) => { register(); return import(${entry}); })`, { eval: true, workerData: setup });
 }
+
+/** The packages are optional dependencies: loaded only when export is configured. */
+export class MissingTracingPackages extends Error {}

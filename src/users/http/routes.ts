@@ -76,9 +76,9 @@ export function registerUserRoutes(router: Router<Handler>, deps: UserRouteDeps)
     sendJson(res, status, body, { ...(location === null ? {} : { Location: location }), ...(outcome.kind === 'replayed' ? replayed : {}) });
   }));
 
-  router.add('GET', '/api/users/:id', access.readOne(async ({ req, res, params }) => {
+  router.add('GET', '/api/users/:id', access.readOne(async ({ req, res, params, trace }) => {
     const id = storableId(params.id!);
-    const row = id === undefined ? undefined : await store.get(id);
+    const row = id === undefined ? undefined : await store.get(id, trace);
     if (!row) throw errors.readMissing;
     const etag = etagOf(row);
     const unless = ifNoneMatch(req.headers['if-none-match']);
@@ -134,5 +134,5 @@ function sendOutcome(res: ServerResponse, outcome: WriteOutcome, success: string
 
 /** The request named in a change's event: its id, and its span, which a webhook attempt continues. */
 function originOf({ requestId, trace }: RequestContext): ChangeOrigin {
-  return { requestId, traceparent: traceparentOf(trace) };
+  return { requestId, traceparent: traceparentOf(trace), span: trace };
 }

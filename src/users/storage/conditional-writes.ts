@@ -1,6 +1,7 @@
 import type { Database } from '../../db/database.js';
 import { sql } from '../../db/statements.js';
 import type { ChangeOrigin, UserWrites } from './user-writes.js';
+import { scopeOf } from '../../tracing/span-scope.js';
 import { etagHash, etagOf, quotedTag, tagMatches, type TagCondition } from '../rules/etag.js';
 import type { UserRow } from '../rules/user.js';
 
@@ -31,7 +32,7 @@ export class ConditionalWrites {
   ) {}
 
   async apply(id: number, change: Change, precondition: TagCondition | undefined, origin?: ChangeOrigin): Promise<WriteOutcome> {
-    const deadline = this.db.deadlineSince(performance.now());
+    const deadline = this.db.deadlineSince(performance.now(), scopeOf([origin?.span]));
     for (;;) {
       const [row] = await this.db.read<UserRow[]>(sql.getUser, [id], deadline);
       if (!row) return NOT_FOUND;

@@ -4,6 +4,7 @@ import { isDuplicateKey } from '../../db/mysql-errors.js';
 import { sql } from '../../db/statements.js';
 import { causeOf, StorageError } from '../../errors/storage-error.js';
 import type { NewUser, UserWrites } from './user-writes.js';
+import { scopeOf } from '../../tracing/span-scope.js';
 
 /** The answer a key was first given, as stored and replayed. */
 export interface KeptAnswer {
@@ -52,7 +53,7 @@ export class IdempotentCreates {
     if (this.running.has(key)) return { kind: 'in-flight' };
     this.running.add(key);
     try {
-      return await this.createOnce(key, requestHash, user, answerFor, this.db.deadlineSince(performance.now()));
+      return await this.createOnce(key, requestHash, user, answerFor, this.db.deadlineSince(performance.now(), scopeOf([user.span])));
     } finally {
       this.running.delete(key);
       this.pruneNowAndThen();

@@ -19,6 +19,7 @@ import type { ListFilter, ListPage, ListRequest } from '../rules/list-query.js';
 import type { UserRow } from '../rules/user.js';
 import type { ChangeOrigin, NewUser } from './user-writes.js';
 import { emailConflict } from './user-records.js';
+import type { SpanContext } from '../../tracing/trace-context.js';
 
 /**
  * The users table on one set of connections: single users (UserRecords) and the list (UserList),
@@ -47,8 +48,9 @@ export class UserStore {
     this.keyed = idempotencyTtlSeconds === undefined ? undefined : new IdempotentCreates(this.db, writes, idempotencyTtlSeconds);
   }
 
-  get(id: number): Promise<UserRow | undefined> {
-    return this.records.get(id);
+  /** `span`: the asking request's, which the read's statement belongs to. */
+  get(id: number, span?: SpanContext): Promise<UserRow | undefined> {
+    return this.records.get(id, span);
   }
 
   /** The new user's id. `origin` names the request in the change's event. */

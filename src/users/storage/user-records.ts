@@ -13,6 +13,8 @@ import type { StoreObserver } from './store-observer.js';
 import type { TagCondition } from '../rules/etag.js';
 import type { UserRow } from '../rules/user.js';
 import type { ChangeOrigin, NewUser, UserUpdate, UserWrites } from './user-writes.js';
+import { scopeOf } from '../../tracing/span-scope.js';
+import type { SpanContext } from '../../tracing/trace-context.js';
 
 
 /** The most operations one statement carries. */
@@ -48,23 +50,24 @@ export class UserRecords {
     this.conditionalWrites = new ConditionalWrites(db, writes);
   }
 
-  get(id: number): Promise<UserRow | undefined> {
-    return counted(this.observer, 'read', this.reads.submit(id));
+  /** `span`: the asking request's, which the read's statement belongs to. */
+  get(id: number, span?: SpanContext): Promise<UserRow | undefined> {
+    return counted(this.observer, 'read', this.reads.submit(id, span));
   }
 
   /** The new user's id. */
   create(user: NewUser): Promise<number> {
-    return counted(this.observer, 'create', this.creates.submit(user).catch(emailConflict));
+    return counted(this.observer, 'create', this.creates.submit(user, user.span).catch(emailConflict));
   }
 
   /** False when no user has the id. */
   update(user: UserUpdate): Promise<boolean> {
-    return counted(this.observer, 'update', this.updates.submit(user).catch(emailConflict));
+    return counted(this.observer, 'update', this.updates.submit(user, user.span).catch(emailConflict));
   }
 
   /** False when no user has the id. */
   remove(id: number, origin?: ChangeOrigin): Promise<boolean> {
-    return counted(this.observer, 'delete', this.writes.remove(id, origin, this.db.deadlineSince(performance.now())));
+    return counted(this.observer, 'delete', this.writes.remove(id, origin, this.db.deadlineSince(performance.now(), scopeOf([origin?.span]))));
   }
 
   /** A write that depends on the user's current version (see ConditionalWrites). */
@@ -78,7 +81,7 @@ export class UserRecords {
    * spent waiting behind earlier batches is part of it, so every request is still answered in time.
    */
   private deadlineOf(batch: ReadonlyArray<Pending<unknown, unknown>>): Deadline {
-    return this.db.deadlineSince(batch[0]!.since);
+    return this.db.deadlineSince(batch[0]!.since, scopeOf(batch.map((pending) => pending.span)));
   }
 
   private async readBatch(batch: ReadonlyArray<Pending<number, UserRow | undefined>>): Promise<void> {

@@ -1,11 +1,16 @@
 import type { UserRow } from '../rules/user.js';
 import type { StatementRunner } from '../../db/database.js';
 import type { Deadline } from '../../db/deadline.js';
+import type { SpanContext } from '../../tracing/trace-context.js';
 
-/** The request that asked for a change, named in its event: its X-Request-Id and its span's `traceparent`. */
+/**
+ * The request that asked for a change, named in its event (its X-Request-Id and its span's
+ * `traceparent`); its span is the one the change's statements belong to.
+ */
 export interface ChangeOrigin {
   requestId?: string;
   traceparent?: string;
+  span?: SpanContext;
 }
 
 export interface NewUser extends ChangeOrigin {
