@@ -2,6 +2,7 @@ import type { PoolConnection } from 'mysql2';
 import { ChunkFlow, type RowChunks } from './chunk-flow.js';
 import type { ConnectionSource } from './connection-source.js';
 import { DatabaseTimeoutError, type Deadline } from './deadline.js';
+import { statementSpan } from '../tracing/statement-spans.js';
 
 /**
  * Turns a query's rows into the bytes of a stream: `add` returns a chunk once one is full, `end` the
@@ -112,6 +113,8 @@ export function encodedRows<Row>(
   // A lost connection is reported on the connection, not on a query that has no callback.
   connection.on('error', fail);
 
+  // A statement of a sampled request: its span ends with the last row (or the failure).
+  const traced = deadline.trace && statementSpan(deadline.trace, statement, connection.config);
   connection
     .query({ sql: statement, values, typeCast: false })
     .on('result', (row) => {
@@ -133,6 +136,7 @@ export function encodedRows<Row>(
     // A statement error leaves the connection usable: the 'end' that follows releases it.
     .on('error', (error: Error) => void (statementError = error))
     .on('end', () => {
+      traced?.(statementError);
       if (over) return;
       leave(false);
       if (statementError) return fail(statementError);

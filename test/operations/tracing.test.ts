@@ -113,6 +113,17 @@ describe('OTLP/HTTP JSON: a create followed from its caller through its statemen
     assert.ok(batched.links.some((link) => link.spanId === batched.parentSpanId));
   });
 
+  test("the list, a page of it, a count and an email lookup: each statement a child of its request's span", async () => {
+    const requests = [`/api/users?pwd=${TEST_PASSWORD}`, `/api/users?pwd=${TEST_PASSWORD}&limit=2`, `/api/users?pwd=${TEST_PASSWORD}&email=followed@trace.example`];
+    for (const [i, path] of requests.entries()) {
+      const trace = `${String(i + 1).padStart(2, '0')}${CALLER_TRACE.slice(2)}`;
+      const res = await request(service.baseUrl, 'GET', path, { headers: { traceparent: `00-${trace}-${CALLER_SPAN}-01`, prefer: 'count=exact' } });
+      assert.equal(res.status, 200, path);
+      const server = spanOf(res).spanId;
+      await waitUntil(`a statement of ${path}`, () => collector.spans().some((span) => span.traceId === trace && span.parentSpanId === server && span.attributes['db.operation.name'] === 'SELECT'), { timeoutMs: 30_000 });
+    }
+  });
+
   test('/metrics counts the spans exported', async () => {
     const exported = valueOf(await scrape(`${service.baseUrl}/metrics`), 'tracing_spans_exported_total');
     assert.ok(exported > 0, `exported ${exported}`);

@@ -3,10 +3,11 @@ import { StopSignal } from '../../db/stop-signal.js';
 import { sendJson, writeJsonHead } from '../../http/respond.js';
 import type { StreamedList } from '../storage/user-list.js';
 import type { UserStore } from '../storage/store.js';
+import type { SpanContext } from '../../tracing/trace-context.js';
 
 /** The whole table as one JSON array: shared with concurrent listings while it is small, else streamed. */
-export async function sendUserList(res: ServerResponse, store: UserStore): Promise<void> {
-  const turn = await store.listTurn();
+export async function sendUserList(res: ServerResponse, store: UserStore, span?: SpanContext): Promise<void> {
+  const turn = await store.listTurn(span);
   if ('body' in turn) return sendJson(res, 200, turn.body);
   try {
     await streamList(res, (clientGone) => store.streamList(turn.deadline, clientGone), undefined, turn.release);

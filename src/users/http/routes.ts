@@ -52,10 +52,10 @@ export function registerUserRoutes(router: Router<Handler>, deps: UserRouteDeps)
   const byId = { id: isIdSegment };
 
   /** The list, once the caller is let in: by `pwd`, or by a bearer token where AUTH=all takes one. */
-  const listUsers = async ({ req, res, query }: RequestContext): Promise<void> => {
+  const listUsers = async ({ req, res, query, trace }: RequestContext): Promise<void> => {
     const find = listRequest(query, req.headers.prefer, cursors);
-    if (find) await sendFoundUsers(res, store, find, cursors);
-    else await sendUserList(res, store);
+    if (find) await sendFoundUsers(res, store, find, cursors, trace);
+    else await sendUserList(res, store, trace);
   };
 
   router.add('GET', '/api/users', access.list(byPassword(listUsers), listUsers));

@@ -6,6 +6,8 @@ import { UserArrayBuilder, type ListRow } from './list-layout.js';
 import { EMAIL_LOOKUP_ROWS, emailLookupLimit, emailLookups } from './list-statements.js';
 import { counted } from './observed-operations.js';
 import type { StoreObserver } from './store-observer.js';
+import { scopeOf } from '../../tracing/span-scope.js';
+import type { SpanContext } from '../../tracing/trace-context.js';
 
 /** The most lookups one statement serves. */
 const MAX_BATCH = 64;
@@ -31,13 +33,13 @@ export class EmailLookups {
   }
 
   /** The users with the email, by id, as a JSON array; undefined when too many share it. */
-  find(email: string): Promise<Buffer | undefined> {
-    return counted(this.observer, 'list', this.lookups.submit(email), (body) => body !== undefined);
+  find(email: string, span?: SpanContext): Promise<Buffer | undefined> {
+    return counted(this.observer, 'list', this.lookups.submit(email, span), (body) => body !== undefined);
   }
 
   private async lookupBatch(batch: ReadonlyArray<Pending<string, Buffer | undefined>>): Promise<void> {
     const emails = [...new Set(batch.map((pending) => pending.item))];
-    const rows = await this.db.readUndecoded<LookupRow[]>(emailLookups(emails.length), emails, this.db.deadlineSince(batch[0]!.since));
+    const rows = await this.db.readUndecoded<LookupRow[]>(emailLookups(emails.length), emails, this.db.deadlineSince(batch[0]!.since, scopeOf(batch.map((pending) => pending.span))));
     const found = emails.map((): LookupRow[] => []);
     for (const row of rows) found[Number(row.n.toString('latin1'))]!.push(row);
     const cut = rows.length >= emailLookupLimit(emails.length);

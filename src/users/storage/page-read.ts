@@ -3,6 +3,7 @@ import { StorageError } from '../../errors/storage-error.js';
 import type { ListRequest, Position } from '../rules/list-query.js';
 import { UserArrayBuilder, type ListRow } from './list-layout.js';
 import { findStatement } from './list-statements.js';
+import type { Deadline } from '../../db/deadline.js';
 
 /** A page of the list: the JSON array, and where the next page starts when users follow it. */
 export interface UserPage {
@@ -21,9 +22,9 @@ const PAGE_CHUNK_BYTES = 1024 * 1024;
  * bytes, decoded only when they need escaping: mysql2 decoding a page's rows cost most of its
  * CPU). One row beyond the page is read to tell whether more users follow.
  */
-export async function readUserPage(db: Database, request: ListRequest & { page: { limit: number } }): Promise<UserPage> {
+export async function readUserPage(db: Database, request: ListRequest & { page: { limit: number } }, deadline?: Deadline): Promise<UserPage> {
   const { sql, values } = findStatement(request);
-  const rows = await db.readUndecoded<PageRow[]>(sql, values);
+  const rows = await db.readUndecoded<PageRow[]>(sql, values, deadline);
   const { limit } = request.page;
   const shown = Math.min(rows.length, limit);
   const array = new UserArrayBuilder(PAGE_CHUNK_BYTES);

@@ -83,8 +83,8 @@ export class UserStore {
   }
 
   /** See UserList.turn. */
-  listTurn(): Promise<ListTurn> {
-    return this.list.turn();
+  listTurn(span?: SpanContext): Promise<ListTurn> {
+    return this.list.turn(span);
   }
 
   /** See UserList.stream. */
@@ -93,23 +93,23 @@ export class UserStore {
   }
 
   /** See UserList.page. */
-  page(request: ListRequest & { page: ListPage }): Promise<UserPage> {
-    return this.list.page(request);
+  page(request: ListRequest & { page: ListPage }, span?: SpanContext): Promise<UserPage> {
+    return this.list.page(request, span);
   }
 
   /** See UserList.find. */
-  find(request: ListRequest, clientGone: StopSignal): Promise<StreamedList> {
-    return this.list.find(request, clientGone);
+  find(request: ListRequest, clientGone: StopSignal, span?: SpanContext): Promise<StreamedList> {
+    return this.list.find(request, clientGone, span);
   }
 
   /** See EmailLookups.find. */
-  lookUpEmail(email: string): Promise<Buffer | undefined> {
-    return this.emails.find(email);
+  lookUpEmail(email: string, span?: SpanContext): Promise<Buffer | undefined> {
+    return this.emails.find(email, span);
   }
 
   /** How many users match the filter. */
-  count(filter: ListFilter): Promise<number> {
-    return this.list.count(filter);
+  count(filter: ListFilter, span?: SpanContext): Promise<number> {
+    return this.list.count(filter, span);
   }
 
   /** True when the database answers and the users table is usable. */

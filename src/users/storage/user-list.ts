@@ -10,6 +10,8 @@ import { countStatement, findStatement, listStatements, type Statement } from '.
 import { counted, countedStream, sized } from './observed-operations.js';
 import { readUserPage, type UserPage } from './page-read.js';
 import type { StoreObserver } from './store-observer.js';
+import { scopeOf } from '../../tracing/span-scope.js';
+import type { SpanContext } from '../../tracing/trace-context.js';
 
 /**
  * Either the shared list, or the go-ahead to stream it alone; a streaming caller must call
@@ -47,9 +49,9 @@ export class UserList {
    * A listing's turn: the whole list as one JSON array, read once for every listing that arrived
    * together, when it is small; or the go-ahead to stream it alone (see ListTurn).
    */
-  turn(): Promise<ListTurn> {
+  turn(span?: SpanContext): Promise<ListTurn> {
     // A shared list is complete here; a streamed one is counted when its read ends.
-    return counted(this.observer, 'list', this.lists.submit(), (given) => 'body' in given);
+    return counted(this.observer, 'list', this.lists.submit(undefined, span), (given) => 'body' in given);
   }
 
   /**
@@ -61,20 +63,20 @@ export class UserList {
   }
 
   /** A page of the users a request asks for (see readUserPage). */
-  page(request: ListRequest & { page: ListPage }): Promise<UserPage> {
-    return counted(this.observer, 'list', readUserPage(this.db, request));
+  page(request: ListRequest & { page: ListPage }, span?: SpanContext): Promise<UserPage> {
+    return counted(this.observer, 'list', readUserPage(this.db, request, this.db.deadlineSince(performance.now(), scopeOf([span]))));
   }
 
   /** Every user a request asks for, in its order, streamed alone as `stream` streams the whole list. */
-  find(request: ListRequest, clientGone: StopSignal): Promise<StreamedList> {
-    const found = this.read(LIST_CHUNK_BYTES, this.db.deadlineSince(performance.now()), clientGone, findStatement(request));
+  find(request: ListRequest, clientGone: StopSignal, span?: SpanContext): Promise<StreamedList> {
+    const found = this.read(LIST_CHUNK_BYTES, this.db.deadlineSince(performance.now(), scopeOf([span])), clientGone, findStatement(request));
     return countedStream(this.observer, 'list', found, clientGone);
   }
 
   /** How many users match the filter. */
-  async count(filter: ListFilter): Promise<number> {
+  async count(filter: ListFilter, span?: SpanContext): Promise<number> {
     const { sql, values } = countStatement(filter);
-    const [row] = await this.db.read<Array<{ total: number | string }>>(sql, values);
+    const [row] = await this.db.read<Array<{ total: number | string }>>(sql, values, this.db.deadlineSince(performance.now(), scopeOf([span])));
     return Number(row!.total);
   }
 
@@ -85,7 +87,7 @@ export class UserList {
    */
   private async listBatch(batch: ReadonlyArray<Pending<void, ListTurn>>): Promise<void> {
     // On the budget of the oldest listing, counted from when it was asked for.
-    const deadline = this.db.deadlineSince(batch[0]!.since);
+    const deadline = this.db.deadlineSince(batch[0]!.since, scopeOf(batch.map((pending) => pending.span)));
     if (batch.length === 1) {
       // Alone: it streams, holding this batch's place until its list proves large or ends, so
       // listings that arrive meanwhile gather into the next batch.
@@ -95,7 +97,7 @@ export class UserList {
     const body = await this.readUpTo(this.sharedListLimit, deadline);
     for (const pending of batch) {
       // Too large to share: each streams its own, with the budget it has left.
-      pending.resolve(body === undefined ? { release: () => {}, deadline: this.db.deadlineSince(pending.since) } : { body });
+      pending.resolve(body === undefined ? { release: () => {}, deadline: this.db.deadlineSince(pending.since, scopeOf([pending.span])) } : { body });
     }
   }
 
