@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -83,6 +83,7 @@ export async function runTracing(options: BenchOptions): Promise<void> {
     });
   }
   const handshakes = await newConnections(services[0]!, services[sides.length - 1]!, options);
+  const http2 = await overHttp2(services[sides.length - 1]!, options);
   const machine = describeMachine(await db.serverVersion());
   console.log(
     [
@@ -97,9 +98,15 @@ export async function runTracing(options: BenchOptions): Promise<void> {
         ['HTTP', fixed(handshakes.http, 0), '1.00'],
         ['HTTPS (TLS 1.3, P-256)', fixed(handshakes.https, 0), fixed(handshakes.https / handshakes.http, 2)],
       ]),
+      http2 === undefined
+        ? '\nHTTP/2 not measured: h2load is not installed (apt-get install nghttp2-client).'
+        : `\nget-one over HTTPS with HTTP/2 (h2load, ${options.connections} connections, median of ${options.repeat}):\n${formatTable(
+            ['streams per connection', 'req/s', 'x HTTPS keep-alive (HTTP/1.1, wrk)'],
+            http2.map((row) => [String(row.streams), fixed(row.reqPerSec, 0), fixed(row.reqPerSec / (rows.find((each) => each.scenario === 'get-one' && each.label === 'HTTPS keep-alive')?.median.reqPerSec ?? NaN), 2)]),
+          )}`,
     ].join('\n'),
   );
-  progress(`results written to ${await writeResults('tracing.json', { date: new Date().toISOString(), machine, options, rows, handshakes })}`);
+  progress(`results written to ${await writeResults('tracing.json', { date: new Date().toISOString(), machine, options, rows, handshakes, http2 })}`);
 }
 
 /** An OTLP/HTTP collector that takes every export (200) and counts them. */
@@ -141,4 +148,35 @@ async function newConnections(http: RunningService, https: RunningService, optio
   const plain = await rate(http);
   progress('new connections per second: HTTPS');
   return { http: plain, https: await rate(https) };
+}
+
+/** get-one over HTTP/2 with h2load (when installed): one stream per connection, then eight. */
+async function overHttp2(https: RunningService, options: BenchOptions): Promise<Array<{ streams: number; reqPerSec: number }> | undefined> {
+  try {
+    execFileSync('h2load', ['--version'], { stdio: 'ignore' });
+  } catch {
+    return undefined;
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'bench-h2-'));
+  try {
+    const uris = join(dir, 'uris');
+    writeFileSync(uris, Array.from({ length: 100 }, (_, i) => `${https.baseUrl}/api/users/${(i % 10) + 1}`).join('\n'));
+    const results: Array<{ streams: number; reqPerSec: number }> = [];
+    for (const streams of [1, 8]) {
+      const runs: number[] = [];
+      for (let run = 0; run < options.repeat; run++) {
+        progress(`get-one over HTTP/2, ${streams} stream(s) per connection (run ${run + 1} of ${options.repeat})`);
+        const child = startChild('h2load', ['-t1', `-c${options.connections}`, `-m${streams}`, `-D${Math.max(1, Math.round(options.durationSec))}`, `--warm-up-time=${Math.max(1, Math.round(options.warmupSec))}`, '-i', uris], ['ignore', 'pipe', 'pipe']);
+        let out = '';
+        child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+        await new Promise((resolve) => child.once('exit', resolve));
+        const failed = Number(/(\d+) failed/.exec(out)?.[1] ?? 0) + Number(/(\d+) errored/.exec(out)?.[1] ?? 0);
+        runs.push(failed > 0 ? 0 : Number(/finished in [\d.]+s, ([\d.]+) req\/s/.exec(out)?.[1] ?? 0));
+      }
+      results.push({ streams, reqPerSec: runs.sort((a, b) => a - b)[Math.floor(runs.length / 2)]! });
+    }
+    return results;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }

@@ -242,11 +242,11 @@ export function createApp(options: AppOptions): App {
       secure?.stop();
       http.startDraining();
       events?.endStreams();
-      const force = setTimeout(() => http.server.closeAllConnections(), drainMs);
+      const force = setTimeout(() => http.closeAll(), drainMs);
       await new Promise<void>((resolve) => {
         if (!http.server.listening) return resolve();
         http.server.close(() => resolve());
-        http.server.closeIdleConnections();
+        http.closeIdle();
       });
       clearTimeout(force);
       await events?.stop();

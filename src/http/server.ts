@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse, type Server } from 'node:http';
-import { createServer as createSecureServer, type ServerOptions as SecureOptions } from 'node:https';
+import type { ServerOptions as SecureOptions } from 'node:https';
+import { createSecureHttpServer, markBusy, type SecureHttpServer } from './h2-server.js';
 import type { Socket } from 'node:net';
 import { HttpError } from '../errors/http-error.js';
 import { messages } from '../errors/messages.js';
@@ -49,7 +50,7 @@ export interface HttpServerOptions {
   clientAddress?: (req: IncomingMessage) => string;
   /** This service's span for a request (continuing its `traceparent`); not sampled unless the caller's was, by default. */
   startSpan?: (req: IncomingMessage) => SpanContext;
-  /** HTTPS with these TLS options (certificates, client certificates, ticket keys); plain HTTP without. */
+  /** HTTPS (HTTP/2 and HTTP/1.1) with these TLS options (certificates, client certificates, ticket keys); plain HTTP without. */
   secure?: SecureOptions;
   /** Told of every finished or aborted request's span, with its wall-clock start (ms) and duration: the trace exporter. */
   endSpan?: SpanObserver;
@@ -69,8 +70,12 @@ const UNMATCHED_ROUTE = 'unmatched';
 
 export interface HttpService {
   server: Server;
-  /** From now on every response asks the client to close its connection. */
+  /** From now on every response asks the client to close its connection (HTTP/2: the session is told to go away). */
   startDraining(): void;
+  /** Connections with nothing in progress are closed now. */
+  closeIdle(): void;
+  /** Every connection is closed now. */
+  closeAll(): void;
 }
 
 const notFound = new HttpError(404, messages.notFound);
@@ -165,7 +170,16 @@ export function createHttpServer({
     requireHostHeader: false,
     ServerResponse: serviceResponse(() => draining),
   };
-  const server: Server = secure ? createSecureServer({ ...secure, ...httpOptions }, onRequest) : createServer(httpOptions, onRequest);
+  let tls: SecureHttpServer | undefined;
+  let server: Server;
+  if (secure) {
+    const serve = onRequest;
+    tls = createSecureHttpServer(secure, limits, httpOptions.ServerResponse, (req, res) => {
+      markBusy(req, res);
+      serve(req, res);
+    });
+    server = tls.server;
+  } else server = createServer(httpOptions, onRequest);
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => answerClientError(error, socket));
   // Without these listeners Node drops a CONNECT without a word and answers an unknown Expect with a bare 417.
   server.on('connect', (_req: IncomingMessage, socket: Socket) => writeErrorToSocket(socket, methodNotAllowed));
@@ -175,8 +189,14 @@ export function createHttpServer({
   server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => fail(req, res, req.url ?? '/', expectationFailed));
   const startDraining = (): void => {
     draining = true;
+    tls?.drainSessions();
   };
-  return { server, startDraining };
+  return {
+    server,
+    startDraining,
+    closeIdle: () => (tls ? tls.closeIdle() : server.closeIdleConnections()),
+    closeAll: () => (tls ? tls.closeAll() : server.closeAllConnections()),
+  };
 }
 
 function isApiPath(path: string): boolean {
