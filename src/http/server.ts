@@ -172,12 +172,13 @@ export function createHttpServer({
   };
   let tls: SecureHttpServer | undefined;
   let server: Server;
+  let handle = onRequest;
   if (secure) {
-    const serve = onRequest;
-    tls = createSecureHttpServer(secure, limits, httpOptions.ServerResponse, (req, res) => {
+    handle = (req, res) => {
       markBusy(req, res);
-      serve(req, res);
-    });
+      onRequest(req, res);
+    };
+    tls = createSecureHttpServer(secure, limits, httpOptions.ServerResponse, handle);
     server = tls.server;
   } else server = createServer(httpOptions, onRequest);
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => answerClientError(error, socket));
@@ -185,7 +186,7 @@ export function createHttpServer({
   server.on('connect', (_req: IncomingMessage, socket: Socket) => writeErrorToSocket(socket, methodNotAllowed));
   // Without this listener Node answers every `Expect: 100-continue` with 100 Continue before the
   // request is routed; the body reader sends it once the body is wanted and within the limit (body.ts).
-  server.on('checkContinue', onRequest);
+  server.on('checkContinue', handle);
   server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => fail(req, res, req.url ?? '/', expectationFailed));
   const startDraining = (): void => {
     draining = true;
