@@ -8,6 +8,7 @@ import { projectFile } from '../../src/paths.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { request } from '../helpers/http.js';
 import { embeddedWorkDir, serversOn } from '../helpers/mariadb-processes.js';
+import { OtlpReceiver } from '../helpers/otlp-receiver.js';
 import { pollUntil } from '../helpers/poll-until.js';
 import { privateMariaDbSkipReason } from '../helpers/private-mariadb.js';
 import { childEnv, dbEnv } from '../helpers/run-script.js';
@@ -19,9 +20,11 @@ import { childEnv, dbEnv } from '../helpers/run-script.js';
  */
 const packageJson = JSON.parse(readFileSync(projectFile('package.json'), 'utf8')) as {
   dependencies: Record<string, string>;
+  optionalDependencies: Record<string, string>;
   scripts: Record<string, string>;
 };
-const runtimePackages = Object.keys(packageJson.dependencies);
+/** What `npm ci --omit=dev` installs, as the image does: the dependencies and the optional ones (OpenTelemetry's, loaded only with OTEL_*). */
+const runtimePackages = [...Object.keys(packageJson.dependencies), ...Object.keys(packageJson.optionalDependencies ?? {})];
 const { workDir } = embeddedWorkDir('usvc-prod-');
 
 before(() => {
@@ -32,7 +35,11 @@ before(() => {
   for (const file of ['package.json', 'openapi.json', 'schema.sql']) copyFileSync(projectFile(file), join(workDir, file));
   // Only the direct runtime dependencies: theirs resolve beside their real folders, as they would installed.
   mkdirSync(join(workDir, 'node_modules'));
-  for (const name of runtimePackages) symlinkSync(projectFile(join('node_modules', name)), join(workDir, 'node_modules', name));
+  for (const name of runtimePackages) {
+    // A scoped package (@opentelemetry/api) sits in its scope's folder.
+    if (name.startsWith('@')) mkdirSync(join(workDir, 'node_modules', name.split('/')[0]!), { recursive: true });
+    symlinkSync(projectFile(join('node_modules', name)), join(workDir, 'node_modules', name));
+  }
 });
 
 /** Every package a compiled file imports, by its bare name (`mysql2/promise` -> `mysql2`). */
@@ -75,7 +82,8 @@ describe('the compiled service needs only its runtime dependencies', () => {
       for (const dependency of Object.keys(manifest.dependencies ?? {})) visit(dependency);
     };
     for (const name of runtimePackages) visit(name);
-    assert.deepEqual(peers.filter((peer) => !/ -> @types\//.test(peer)), []);
+    // A peer the package lists itself (OpenTelemetry's API, beside its SDK) is installed whatever npm does with peers.
+    assert.deepEqual(peers.filter((peer) => !/ -> @types\//.test(peer) && !runtimePackages.includes(peer.split(' -> ')[1]!)), []);
   });
 });
 
@@ -145,6 +153,20 @@ describe('npm run start:prod: the compiled entry, without tsx', () => {
     assert.equal((await request(baseUrl, 'POST', '/api/users', { json: { name: 'Prod', email: 'prod@example.com' } })).status, 201);
     assert.equal((await request(baseUrl, 'GET', '/api/users?pwd=prod-secret')).status, 200);
     assert.equal((await request(baseUrl, 'GET', '/apidocs/swagger-ui.css')).status, 200, 'Swagger UI is served from the installed swagger-ui-dist');
+    service.child.kill('SIGTERM');
+    assert.equal(await service.exited, 0, service.stderr());
+  });
+
+  test('with OTEL_EXPORTER_OTLP_ENDPOINT: the compiled exporter thread sends a request\'s span', async (t) => {
+    const collector = await OtlpReceiver.start();
+    t.after(() => collector.close());
+    const service = npmStartProd({ ...dbEnv(db.config), OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' });
+    t.after(service.kill);
+    const baseUrl = await readyBaseUrl(await service.listening());
+    const res = await request(baseUrl, 'GET', '/api/users/1', { headers: { traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' } });
+    assert.equal(res.status, 200);
+    const spanId = res.headers.get('traceparent')!.split('-')[2];
+    await pollUntil('the span at the collector', () => collector.spans().find((span) => span.spanId === spanId), { timeoutMs: 30_000 });
     service.child.kill('SIGTERM');
     assert.equal(await service.exited, 0, service.stderr());
   });

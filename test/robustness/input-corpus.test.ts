@@ -64,9 +64,9 @@ describe('bad input: every case gets its 4xx JSON answer, stores nothing, and th
     const head = await rawExchange(port, rawRequest('HEAD', '/api/users/1'));
     assert.equal(head.status, 200);
     assert.equal(head.body.length, 0);
-    // The date and the request id differ between any two responses.
-    const { date: _getDate, 'x-request-id': _getId, ...getHeaders } = get.headers;
-    const { date: _headDate, 'x-request-id': _headId, ...headHeaders } = head.headers;
+    // The date, the request id and the span differ between any two responses.
+    const { date: _getDate, 'x-request-id': _getId, traceparent: _getSpan, ...getHeaders } = get.headers;
+    const { date: _headDate, 'x-request-id': _headId, traceparent: _headSpan, ...headHeaders } = head.headers;
     assert.deepEqual(headHeaders, getHeaders);
     assert.equal(Number(head.headers['content-length']), get.body.length);
   });

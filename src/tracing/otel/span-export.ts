@@ -102,8 +102,7 @@ export async function startSpanExport(settings: TracingSettings, version: string
  */
 function exporterThread(setup: WorkerSetup): Worker {
   if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./export-worker.js', import.meta.url), { workerData: setup });
-  const entry = JSON.stringify(new URL('./export-worker.ts', import.meta.url).href);
-  return new Worker(`import('tsx/esm/api').then(({ register }) => { register(); return import(${entry}); })`, { eval: true, workerData: setup });
+  return new Worker(new URL('./ts-worker.mjs', import.meta.url), { workerData: { ...setup, entry: new URL('./export-worker.ts', import.meta.url).href } });
 }
 
 /** The packages are optional dependencies: loaded only when export is configured. */
