@@ -68,7 +68,8 @@ export function registerUserRoutes(router: Router<Handler>, deps: UserRouteDeps)
       const id = await store.create(name, email, originOf(ctx));
       return sendJson(res, 201, created, { Location: `/api/users/${id}` });
     }
-    const user = { ...originOf(ctx), name, email };
+    const origin = originOf(ctx);
+    const user = { name, email, requestId: origin.requestId, traceparent: origin.traceparent, span: origin.span };
     const outcome = await store.createOnce(key, requestHash(name, email), user, createdAnswer);
     if (outcome.kind === 'in-flight') throw keyInFlight;
     if (outcome.kind === 'reused') throw keyReused;

@@ -42,7 +42,7 @@ export class ConditionalWrites {
         if (await this.writes.removeIfTag(id, current, origin, deadline)) return { kind: 'done' };
       } else {
         const next: UserRow = { ...row, name: change.name ?? row.name, email: change.email ?? row.email };
-        const user = { ...origin, id, name: next.name, email: next.email, createdAt: row.created_at };
+        const user = { id, name: next.name, email: next.email, createdAt: row.created_at, requestId: origin?.requestId, traceparent: origin?.traceparent, span: origin?.span };
         if (await this.writes.updateIfTag(user, current, deadline)) return { kind: 'done', etag: etagOf(next) };
       }
       // The user changed or went between the read and the write: decide again on what is stored now.
