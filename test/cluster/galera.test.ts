@@ -440,9 +440,13 @@ describe('shared limits (LIMITS_SHARED, on by default with a host list) on the G
     const shared = await flood(bases, 2 * windowMs - 100, windowMs);
     const conflicts = (await conflictsSoFar()) - conflictsBefore;
     console.log(`# shared limits on Galera: accepted per 3 s window ${[...shared.values()].join(', ')} at 120/3s; ${conflicts} certification conflicts and brute-force aborts`);
+    // At most one instance's first claim beyond the limit (docs/scaling.md, Accuracy): an instance whose
+    // first request of a window comes after the others claimed the rest claims its share once more,
+    // which a busy machine (the test's three instances started late or starved) does bring about.
+    const mostPerWindow = 120 + 120 / 3;
     for (const window of [first, first + 1]) {
       const count = shared.get(window) ?? 0;
-      assert.ok(count >= 108 && count <= 138, `${count} accepted in a window at 120/3s`);
+      assert.ok(count >= 108 && count <= mostPerWindow, `${count} accepted in a window at 120/3s`);
     }
     assert.equal(conflicts, 0, 'rows only their writer touches never conflict');
 
@@ -458,7 +462,7 @@ describe('shared limits (LIMITS_SHARED, on by default with a host list) on the G
     await sleep(windowMs - (Date.now() % windowMs) + 20);
     const rejoined = await flood(bases, windowMs - 100, windowMs);
     const rejoinedCount = [...rejoined.values()].reduce((sum, count) => sum + count, 0);
-    assert.ok(rejoinedCount >= 108 && rejoinedCount <= 138, `healed: ${rejoinedCount} accepted in a window at 120/3s`);
+    assert.ok(rejoinedCount >= 108 && rejoinedCount <= mostPerWindow, `healed: ${rejoinedCount} accepted in a window at 120/3s`);
     const families = await scrape(`${cut.baseUrl}/metrics`);
     assert.ok(valueOf(families, 'limits_sync_failures_total') > 0, 'the failed syncs are counted');
     assert.equal(valueOf(families, 'limits_shared_instances'), 3);
