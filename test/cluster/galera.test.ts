@@ -441,8 +441,8 @@ describe('shared limits (LIMITS_SHARED, on by default with a host list) on the G
     const conflicts = (await conflictsSoFar()) - conflictsBefore;
     console.log(`# shared limits on Galera: accepted per 3 s window ${[...shared.values()].join(', ')} at 120/3s; ${conflicts} certification conflicts and brute-force aborts`);
     // At most one instance's first claim beyond the limit (docs/scaling.md, Accuracy): an instance whose
-    // first request of a window comes after the others claimed the rest claims its share once more,
-    // which a busy machine (the test's three instances started late or starved) does bring about.
+    // first request of a window comes after the others claimed the rest claims its share once more.
+    // A CI run on a loaded machine admitted 139.
     const mostPerWindow = 120 + 120 / 3;
     for (const window of [first, first + 1]) {
       const count = shared.get(window) ?? 0;
