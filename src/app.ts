@@ -227,28 +227,18 @@ export function createApp(options: AppOptions): App {
       leaving = true;
     },
     routes: () => router.routes(),
-    listen: (port, host) =>
-      new Promise((resolve, reject) => {
-        http.server.once('error', reject);
-        http.server.listen(port, host, () => {
-          http.server.off('error', reject);
-          secure?.attach(http.server as HttpsServer);
-          resolve(http.server.address() as AddressInfo);
-        });
-      }),
+    listen: async (port, host) => {
+      const address = await http.listen(port, host);
+      secure?.attach(http.server as HttpsServer);
+      return address;
+    },
     close: async (drainMs = 10_000) => {
       leaving = true;
       gate.stop();
       secure?.stop();
       http.startDraining();
       events?.endStreams();
-      const force = setTimeout(() => http.closeAll(), drainMs);
-      await new Promise<void>((resolve) => {
-        if (!http.server.listening) return resolve();
-        http.server.close(() => resolve());
-        http.closeIdle();
-      });
-      clearTimeout(force);
+      await http.close(drainMs);
       await events?.stop();
       await limits.stop();
       await endPool(pool);

@@ -5,7 +5,16 @@ import type { TLSSocket } from 'node:tls';
 import { TRACEPARENT_HEADER } from '../tracing/trace-context.js';
 import { REQUEST_ID_HEADER, requestIdOf } from './request-id.js';
 import { traceparentHeaderOf } from './response-trace.js';
-import type { ServerLimits } from './server.js';
+/** node:http's server options as server.ts sets them: the limits, and the HTTP/1.1 response class. */
+export interface Http1Options {
+  headersTimeout: number;
+  requestTimeout: number;
+  keepAliveTimeout: number;
+  maxHeaderSize: number;
+  connectionsCheckingInterval: number;
+  requireHostHeader: boolean;
+  ServerResponse: typeof ServerResponse<IncomingMessage>;
+}
 
 /** The server of an HTTPS port, and how it drains: HTTP/2 sessions are told to go away (GOAWAY). */
 export interface SecureHttpServer {
@@ -25,8 +34,7 @@ export interface SecureHttpServer {
  */
 export function createSecureHttpServer(
   secure: SecureOptions,
-  limits: Readonly<ServerLimits>,
-  http1Response: typeof ServerResponse<IncomingMessage>,
+  { ServerResponse: http1Response, ...http1 }: Http1Options,
   onRequest: (req: IncomingMessage, res: ServerResponse) => void,
 ): SecureHttpServer {
   const server = createSecureServer(
@@ -35,26 +43,19 @@ export function createSecureHttpServer(
       allowHTTP1: true,
       Http1ServerResponse: http1Response,
       Http2ServerResponse: ServiceH2Response,
-      settings: { maxConcurrentStreams: 128, maxHeaderListSize: limits.maxHeaderBytes },
+      settings: { maxConcurrentStreams: 128, maxHeaderListSize: http1.maxHeaderSize },
       maxSessionMemory: 32,
     },
     onRequest as unknown as Parameters<typeof createSecureServer>[1],
   );
   // The HTTP/1.1 side reads the same limits from the server object as node:http's server does.
-  Object.assign(server, {
-    headersTimeout: limits.headersTimeoutMs,
-    requestTimeout: limits.requestTimeoutMs,
-    keepAliveTimeout: limits.keepAliveTimeoutMs,
-    maxHeaderSize: limits.maxHeaderBytes,
-    connectionsCheckingInterval: limits.timeoutCheckIntervalMs,
-    requireHostHeader: false,
-  });
+  Object.assign(server, http1);
   /** Each HTTP/2 session with the number of its streams still open. */
   const sessions = new Map<Http2Session, number>();
   const sockets = new Set<TLSSocket>();
   server.on('session', (session: Http2Session) => {
     sessions.set(session, 0);
-    session.setTimeout(limits.keepAliveTimeoutMs, () => {
+    session.setTimeout(http1.keepAliveTimeout, () => {
       if (sessions.get(session) === 0) session.close();
     });
     session.once('close', () => sessions.delete(session));

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse, type Server } from 'node:http';
 import type { ServerOptions as SecureOptions } from 'node:https';
 import { createSecureHttpServer, markBusy, type SecureHttpServer } from './h2-server.js';
-import type { Socket } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { HttpError } from '../errors/http-error.js';
 import { messages } from '../errors/messages.js';
 import { type Logger, redactTarget } from '../log/logger.js';
@@ -72,10 +72,9 @@ export interface HttpService {
   server: Server;
   /** From now on every response asks the client to close its connection (HTTP/2: the session is told to go away). */
   startDraining(): void;
-  /** Connections with nothing in progress are closed now. */
-  closeIdle(): void;
-  /** Every connection is closed now. */
-  closeAll(): void;
+  listen(port: number, host: string): Promise<AddressInfo>;
+  /** Stops accepting, closes idle connections, and closes the rest once their requests end or `drainMs` passes. */
+  close(drainMs: number): Promise<void>;
 }
 
 const notFound = new HttpError(404, messages.notFound);
@@ -178,7 +177,7 @@ export function createHttpServer({
       markBusy(req, res);
       onRequest(req, res);
     };
-    tls = createSecureHttpServer(secure, limits, httpOptions.ServerResponse, handle);
+    tls = createSecureHttpServer(secure, httpOptions, handle);
     server = tls.server;
   } else server = createServer(httpOptions, onRequest);
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => answerClientError(error, socket));
@@ -192,12 +191,25 @@ export function createHttpServer({
     draining = true;
     tls?.drainSessions();
   };
-  return {
-    server,
-    startDraining,
-    closeIdle: () => (tls ? tls.closeIdle() : server.closeIdleConnections()),
-    closeAll: () => (tls ? tls.closeAll() : server.closeAllConnections()),
+  const listen = (port: number, host: string): Promise<AddressInfo> =>
+    new Promise((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, host, () => {
+        server.off('error', reject);
+        resolve(server.address() as AddressInfo);
+      });
+    });
+  const close = async (drainMs: number): Promise<void> => {
+    const force = setTimeout(() => (tls ? tls.closeAll() : server.closeAllConnections()), drainMs);
+    await new Promise<void>((resolve) => {
+      if (!server.listening) return resolve();
+      server.close(() => resolve());
+      if (tls) tls.closeIdle();
+      else server.closeIdleConnections();
+    });
+    clearTimeout(force);
   };
+  return { server, startDraining, listen, close };
 }
 
 function isApiPath(path: string): boolean {
