@@ -6,7 +6,7 @@ export interface Principal {
 }
 
 /** The scopes a token may carry. */
-export type Scope = 'users:read' | 'users:write';
+export type Scope = 'users:read' | 'users:write' | 'events:read' | 'webhooks:admin';
 
 /**
  * Turns a bearer token into its principal. Resolves undefined when the token is not of this

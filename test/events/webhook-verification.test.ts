@@ -30,7 +30,7 @@ describe('verifying a delivery: the receivers docs/events.md prints, run as prin
     service = await startService('hooks_verify', {
       events: {
         retentionSeconds: 86_400,
-        webhooks: { urls: receivers.map((one) => one.url), secret: key, retryForSeconds: 86_400, timeoutSeconds: 10, concurrency: 8 },
+        webhooks: { urls: receivers.map((one) => one.url), secret: key, retryForSeconds: 86_400, timeoutSeconds: 10, concurrency: 8, allowNetworks: [], httpsOnly: false, disableAfterSeconds: undefined },
       },
     });
     await waitUntil('both endpoints registered', async () => (await service.db.query<unknown[]>('SELECT 1 FROM webhook_endpoints').catch(() => [])).length === 2, {

@@ -79,7 +79,7 @@ export class EndpointWorker {
     this.rows = new EndpointRows(db, options.log, key, url);
     this.shown = shownUrl(url);
     this.health = new EndpointHealth(this.shown, options.logger);
-    this.sender = new Sender(url, settings.secret, settings.timeoutSeconds * 1000, options.observer, this.health);
+    this.sender = new Sender(url, settings.secret ?? Buffer.alloc(0), settings.timeoutSeconds * 1000, options.observer, this.health);
     this.slots = new Slots(settings.concurrency);
   }
 

@@ -11,7 +11,7 @@ import { numberedEvents } from './numbered.js';
 export function webhookEvents(receiver: Receiver, given: Partial<WebhookSettings> = {}): EventSettings {
   return {
     retentionSeconds: 7 * 86_400,
-    webhooks: { urls: [receiver.url], secret: receiver.key, retryForSeconds: 3 * 86_400, timeoutSeconds: 10, concurrency: 8, ...given },
+    webhooks: { urls: [receiver.url], secret: receiver.key, retryForSeconds: 3 * 86_400, timeoutSeconds: 10, concurrency: 8, allowNetworks: [], httpsOnly: false, disableAfterSeconds: undefined, ...given },
   };
 }
 
