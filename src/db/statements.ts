@@ -1,4 +1,5 @@
 import { eventTables } from './event-statements.js';
+import { endpointTables } from './webhook-endpoint-statements.js';
 import { marks, memoized } from './statement-shapes.js';
 import { limitCountsTable } from './limit-statements.js';
 
@@ -208,6 +209,9 @@ export const migrations: readonly Migration[] = [
   { version: 10, name: 'create_idempotency_keys', holds: 'writes', feature: 'idempotency', statement: idempotencyKeysTable },
   // Read and written by the shared limits' sync only, which starts once every migration is done.
   { version: 11, name: 'create_limit_counts', holds: 'none', feature: 'sharedLimits', statement: limitCountsTable },
+  // Webhook endpoints managed through the API, and the log of every attempt.
+  { version: 12, name: 'create_webhook_subscriptions', holds: 'reads', feature: 'events', statement: endpointTables.subscriptions },
+  { version: 13, name: 'create_webhook_attempts', holds: 'reads', feature: 'events', statement: endpointTables.attempts },
 ];
 
 /** The optional parts of the schema that are in use. */

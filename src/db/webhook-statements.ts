@@ -86,13 +86,16 @@ export const webhookSql = {
   endpoints: 'SELECT endpoint, url FROM webhook_endpoints ORDER BY url',
   /**
    * Every endpoint with its pending and failed deliveries counted, and whether a process delivers
-   * to it now (holds its lease, `webhook:<endpoint>`: see endpoint-worker.ts). For the gauges, the
-   * start-up check and the operator's tools; the counts read the (endpoint, state, ...) index.
+   * to it now (holds its lease, `webhook:<endpoint>`: see endpoint-worker.ts), with its id, source
+   * and state where webhook_subscriptions lists it. For the gauges, the start-up check and the
+   * operator's tools; the counts read the (endpoint, state, ...) index.
    */
   endpointCounts:
-    "SELECT w.endpoint, w.url, COUNT(CASE WHEN d.state = 'pending' THEN 1 END) AS pending, COUNT(CASE WHEN d.state = 'failed' THEN 1 END) AS failed, " +
+    "SELECT w.endpoint, COALESCE(s.url, w.url) AS url, s.id, COALESCE(s.source, 'env') AS source, COALESCE(s.disabled, 0) AS disabled, " +
+    "COUNT(CASE WHEN d.state = 'pending' THEN 1 END) AS pending, COUNT(CASE WHEN d.state = 'failed' THEN 1 END) AS failed, " +
     "EXISTS (SELECT 1 FROM event_leases l WHERE l.name = CONCAT('webhook:', w.endpoint) AND l.expires_at >= NOW(3)) AS delivered " +
-    'FROM webhook_endpoints w LEFT JOIN webhook_deliveries d ON d.endpoint = w.endpoint GROUP BY w.endpoint, w.url ORDER BY w.url',
+    'FROM webhook_endpoints w LEFT JOIN webhook_subscriptions s ON s.endpoint = w.endpoint LEFT JOIN webhook_deliveries d ON d.endpoint = w.endpoint ' +
+    'GROUP BY w.endpoint, w.url, s.url, s.id, s.source, s.disabled ORDER BY url',
   /** Whether a process delivers to the endpoint now (holds its lease). Values: endpoint. */
   endpointDelivered: "SELECT 1 FROM event_leases WHERE name = CONCAT('webhook:', ?) AND expires_at >= NOW(3)",
   /**
@@ -132,6 +135,17 @@ export const webhookSql = {
   /** Failed deliveries pending again, due now, attempts reset: a new retry period. Values: endpoint, the ids. */
   resendEvents: memoized(
     (count) => `UPDATE webhook_deliveries SET ${RESENT} WHERE endpoint = ? AND state = 'failed' AND event_id IN (${marks(count, '?')})`,
+  ),
+  /** Which of these events have a pending delivery to the endpoint. Values: endpoint, the ids. */
+  pendingOf: memoized(
+    (count) => `SELECT event_id FROM webhook_deliveries WHERE endpoint = ? AND state = 'pending' AND event_id IN (${marks(count, '?')})`,
+  ),
+  /**
+   * These pending deliveries due now instead of at their scheduled retry (one waiting behind its
+   * user's earlier delivery keeps waiting: it goes right after). Values: endpoint, the ids.
+   */
+  retryEvents: memoized(
+    (count) => `UPDATE webhook_deliveries SET next_attempt_at = NOW(3) WHERE endpoint = ? AND state = 'pending' AND next_attempt_at > NOW(3) AND next_attempt_at < ${WAITING} AND event_id IN (${marks(count, '?')})`,
   ),
   /** The same for up to `limit` of an endpoint's failed deliveries, oldest first. Values: endpoint, limit. */
   resendAll: `UPDATE webhook_deliveries SET ${RESENT} WHERE endpoint = ? AND state = 'failed' ORDER BY event_id LIMIT ?`,

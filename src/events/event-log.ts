@@ -1,11 +1,14 @@
 import type { Database } from '../db/database.js';
 import { decodeBatch, type BatchRow, type StoredEvent } from '../db/event-batches.js';
 import { eventSql } from '../db/event-statements.js';
+import { endpointSql } from '../db/webhook-endpoint-statements.js';
 
 export type { EventType, StoredEvent } from '../db/event-batches.js';
 
 /** How many batches (or older single events) one prune removes at most: small, so writers never wait long behind it. */
 const PRUNE_BATCH = 500;
+/** Attempts logged for pruned events removed per statement. */
+const PRUNE_ATTEMPTS = 5000;
 
 /**
  * The outbox as readers see it: events in id order (the order they became readable), looked up by
@@ -83,6 +86,8 @@ export class EventLog {
     await this.db.write(eventSql.markPruned, [through]);
     if (batches.length > 0) await this.db.write(eventSql.deleteBatches(batches.length), batches.map((row) => row.seq));
     if (legacy.length > 0) await this.db.write(eventSql.deleteLegacy(legacy.length), legacy.map((row) => row.id));
+    // The log of webhook attempts is kept as long as the events it tells of.
+    while ((await this.db.write(endpointSql.pruneAttempts, [through, PRUNE_ATTEMPTS])).affectedRows === PRUNE_ATTEMPTS);
     return batches.length + legacy.length;
   }
 }
