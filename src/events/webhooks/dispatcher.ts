@@ -31,6 +31,8 @@ export interface DispatchDeps {
   rows: EndpointRows;
   /** One attempt; `stopped` once `stop` fired or the lease is no longer surely held. */
   send(event: StoredEvent, stop: AbortSignal): Promise<PostResult>;
+  /** Whether the endpoint takes this event's type now: one it does not is passed over as if acknowledged. */
+  takes(event: StoredEvent): boolean;
   retryForSeconds: number;
   /** True while the lease is surely held: required for every commit. */
   held(): boolean;
@@ -48,6 +50,7 @@ interface Lane {
 }
 
 const WAITING_TURN: Settled = { kind: 'queued', attempts: 0, error: null, delaySeconds: 0 };
+const PASSED_OVER: Settled = { kind: 'acknowledged' };
 
 /**
  * New events to one endpoint, from its mark on: each user's events one after another in id order
@@ -103,7 +106,8 @@ export class Dispatcher {
     for (const entry of added) {
       const lane = this.lanes.get(entry.event.user_id)!;
       lane.open++;
-      if (lane.blocked) entry.outcome = WAITING_TURN;
+      if (!this.deps.takes(entry.event)) entry.outcome = PASSED_OVER;
+      else if (lane.blocked) entry.outcome = WAITING_TURN;
       else this.enqueue(lane, entry, stop);
     }
   }

@@ -1,12 +1,15 @@
-import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { WebhookSettings } from '../../config/environment.js';
 import type { Database } from '../../db/database.js';
 import type { Logger } from '../../log/logger.js';
 import type { EventLog, StoredEvent } from '../event-log.js';
 import { Lease } from '../lease.js';
+import type { DeliveryTarget } from './delivery-target.js';
+import type { AttemptLog } from './endpoints/attempt-log.js';
 import { EndpointHealth } from './endpoint-health.js';
+import { endpointLease } from './endpoint-key.js';
 import { EndpointRows } from './endpoint-rows.js';
+import { FailingMark } from './failing-mark.js';
 import { linkedAbort } from './linked-abort.js';
 import type { WebhookObserver } from './metrics.js';
 import type { PostResult } from './post.js';
@@ -30,28 +33,26 @@ const RETRY_POLL_MS = 1000;
 const STRANDED_CHECK_MS = 60_000;
 /** Deliveries left waiting behind nothing made due at a time. */
 const STRANDED_BATCH = 200;
+/** How often, at most, the holder of a failing API endpoint checks whether it has failed for WEBHOOK_DISABLE_AFTER. */
+const DISABLE_CHECK_MS = 60_000;
 
 const STOPPED: PostResult = { kind: 'stopped' };
 
 export interface EndpointOptions {
   db: Database;
   log: EventLog;
-  url: string;
+  target: DeliveryTarget;
   settings: WebhookSettings;
   logger: Logger;
   observer: WebhookObserver;
+  attempts: AttemptLog;
   /** Who holds the lease when this worker does (see WebhookDelivery). */
   holder: string;
-}
-
-/** The key of an endpoint in webhook_endpoints and webhook_deliveries: the SHA-256 of its URL. */
-export function endpointKey(url: string): string {
-  return createHash('sha256').update(url).digest('hex');
-}
-
-/** The lease of the process delivering to an endpoint (webhookSql.endpointCounts reads it by this name too). */
-export function endpointLease(key: string): string {
-  return `webhook:${key}`;
+  /**
+   * An API endpoint's settings as stored now: read after each take-over, so a process that has
+   * not yet seen the endpoint disabled or removed gives the lease back without sending anything.
+   */
+  stillDelivering?: () => Promise<boolean>;
 }
 
 /**
@@ -66,6 +67,7 @@ export class EndpointWorker {
   private readonly rows: EndpointRows;
   private readonly sender: Sender;
   private readonly health: EndpointHealth;
+  private readonly mark: FailingMark;
   private readonly slots: Slots;
   private readonly stopping = new AbortController();
   private running: Promise<void> | undefined;
@@ -73,13 +75,13 @@ export class EndpointWorker {
   private readonly shown: string;
 
   constructor(private readonly options: EndpointOptions) {
-    const { db, url, settings } = options;
-    const key = endpointKey(url);
-    this.lease = new Lease(db, endpointLease(key), LEASE_SECONDS, options.holder);
-    this.rows = new EndpointRows(db, options.log, key, url);
-    this.shown = shownUrl(url);
-    this.health = new EndpointHealth(this.shown, options.logger);
-    this.sender = new Sender(url, settings.secret ?? Buffer.alloc(0), settings.timeoutSeconds * 1000, options.observer, this.health);
+    const { db, target, settings, logger, observer, attempts } = options;
+    this.lease = new Lease(db, endpointLease(target.key), LEASE_SECONDS, options.holder);
+    this.rows = new EndpointRows(db, options.log, target.key, target.url);
+    this.shown = shownUrl(target.url);
+    this.health = new EndpointHealth(this.shown, logger);
+    this.mark = new FailingMark(db, target.key, logger);
+    this.sender = new Sender(target, settings.timeoutSeconds * 1000, { observer, health: this.health, mark: this.mark, attempts });
     this.slots = new Slots(settings.concurrency);
   }
 
@@ -96,7 +98,10 @@ export class EndpointWorker {
   private async run(): Promise<void> {
     const stop = this.stopping.signal;
     while (!stop.aborted) {
-      if (!(await this.lease.heldElsewhere()) && (await this.lease.take())) await this.hold();
+      if (!(await this.lease.heldElsewhere()) && (await this.lease.take())) {
+        if (await this.stillDelivering()) await this.hold();
+        else await this.lease.release();
+      }
       await pause(LEASE_POLL_MS * (2 / 3 + (2 / 3) * Math.random()), stop);
     }
   }
@@ -116,6 +121,7 @@ export class EndpointWorker {
         });
       }
     }, GUARD_MS);
+    const disabling = this.disableWhenFailing(controller);
     let failure: unknown;
     const fail = (error: unknown): void => {
       failure ??= error;
@@ -126,13 +132,40 @@ export class EndpointWorker {
       await Promise.all([this.dispatch(send, controller.signal).catch(fail), this.retry(send, controller.signal).catch(fail)]);
     } finally {
       clearInterval(guard);
+      clearInterval(disabling);
       dispose();
       await renewing;
       this.health.forget();
+      this.mark.forget();
     }
     if (failure instanceof LostEndpoint) this.options.logger.info('webhook endpoint left to another process', { endpoint: this.shown, reason: failure.message });
     else if (failure !== undefined) this.options.logger.warn('webhook delivery interrupted, resuming shortly', { endpoint: this.shown, reason: (failure as Error).message });
     if (this.stopping.signal.aborted) await this.lease.release();
+  }
+
+  /** False for an API endpoint disabled or removed meanwhile (a failed read counts as false: the lease is tried again later). */
+  private async stillDelivering(): Promise<boolean> {
+    return this.options.stillDelivering === undefined || (await this.options.stillDelivering().catch(() => false));
+  }
+
+  /**
+   * WEBHOOK_DISABLE_AFTER: while holding an API endpoint's lease, checks now and then whether every
+   * attempt has failed for that long, and if so stops delivering, the endpoint disabled.
+   */
+  private disableWhenFailing(controller: AbortController): NodeJS.Timeout | undefined {
+    const seconds = this.options.settings.disableAfterSeconds;
+    if (!this.options.target.managed || seconds === undefined) return undefined;
+    let checking = false;
+    return setInterval(async () => {
+      if (checking) return;
+      checking = true;
+      if (await this.mark.disableIfFailingFor(seconds)) {
+        this.options.observer.autoDisabled();
+        this.options.logger.warn('webhook endpoint disabled: every attempt failed for WEBHOOK_DISABLE_AFTER', { endpoint: this.shown, failingForSeconds: seconds });
+        controller.abort();
+      }
+      checking = false;
+    }, Math.min(DISABLE_CHECK_MS, Math.max(500, (seconds * 1000) / 4)));
   }
 
   /** An attempt in one of the endpoint's slots, made only while the lease is surely held. */
@@ -146,7 +179,15 @@ export class EndpointWorker {
   }
 
   private async dispatch(send: DispatchDeps['send'], stop: AbortSignal): Promise<void> {
-    const deps: DispatchDeps = { log: this.options.log, rows: this.rows, send, retryForSeconds: this.options.settings.retryForSeconds, held: () => this.lease.held() };
+    const { target } = this.options;
+    const deps: DispatchDeps = {
+      log: this.options.log,
+      rows: this.rows,
+      send,
+      takes: (event) => target.takes(event.type),
+      retryForSeconds: this.options.settings.retryForSeconds,
+      held: () => this.lease.held(),
+    };
     const through = await this.rows.open();
     // Which process delivers to an endpoint, and since when: one line per take-over.
     this.options.logger.info('delivering to webhook endpoint', { endpoint: this.shown, fromEventId: through + 1 });

@@ -7,11 +7,13 @@ export interface WebhookObserver {
   failedAttempt(): void;
   /** The retry period is over: the delivery is marked failed. */
   gaveUp(): void;
+  /** An API endpoint was disabled after failing for WEBHOOK_DISABLE_AFTER. */
+  autoDisabled(): void;
   /** Where the per-endpoint counts go to be shown; undefined when nothing is recorded (then nothing is counted). */
   readonly endpoints: EndpointGauges | undefined;
 }
 
-export const unobserved: WebhookObserver = { delivered: () => {}, failedAttempt: () => {}, gaveUp: () => {}, endpoints: undefined };
+export const unobserved: WebhookObserver = { delivered: () => {}, failedAttempt: () => {}, gaveUp: () => {}, autoDisabled: () => {}, endpoints: undefined };
 
 /** One endpoint's deliveries left, as the gauges show them. */
 export interface EndpointFigures {
@@ -78,6 +80,11 @@ export function webhookMetrics(registry: Registry): WebhookObserver {
     ['endpoint'],
     () => endpoints.series('failed'),
   );
+  const disabled = registry.counter(
+    'webhook_endpoints_disabled_total',
+    'Webhook endpoints made through the API that were disabled because every attempt failed for WEBHOOK_DISABLE_AFTER.',
+    [],
+  ).labels();
   const delivered = results.labels('delivered');
   const failedAttempt = results.labels('failed_attempt');
   const gaveUp = results.labels('gave_up');
@@ -89,6 +96,7 @@ export function webhookMetrics(registry: Registry): WebhookObserver {
     },
     failedAttempt: () => failedAttempt.inc(),
     gaveUp: () => gaveUp.inc(),
+    autoDisabled: () => disabled.inc(),
     endpoints,
   };
 }

@@ -7,10 +7,12 @@ export function webhookId(eventId: number): string {
 
 /**
  * The Standard Webhooks headers of one attempt: its id, the attempt's time in unix seconds, and
- * `v1,` followed by the base64 HMAC-SHA256 of `${id}.${timestamp}.${body}` under the secret's key.
+ * `v1,` followed by the base64 HMAC-SHA256 of `${id}.${timestamp}.${body}` under each key that
+ * signs now (two while a rotated key's grace lasts), space-separated.
  */
-export function signedHeaders(key: Buffer, id: string, body: string, nowMs = Date.now()): Record<string, string> {
+export function signedHeaders(keys: Buffer | readonly Buffer[], id: string, body: string, nowMs = Date.now()): Record<string, string> {
   const timestamp = String(Math.floor(nowMs / 1000));
-  const signature = createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest('base64');
-  return { 'webhook-id': id, 'webhook-timestamp': timestamp, 'webhook-signature': `v1,${signature}` };
+  const signed = `${id}.${timestamp}.${body}`;
+  const signatures = (Buffer.isBuffer(keys) ? [keys] : keys).map((key) => `v1,${createHmac('sha256', key).update(signed).digest('base64')}`);
+  return { 'webhook-id': id, 'webhook-timestamp': timestamp, 'webhook-signature': signatures.join(' ') };
 }

@@ -5,9 +5,15 @@ import type { Database } from '../../db/database.js';
 import type { Logger } from '../../log/logger.js';
 import type { EventLog } from '../event-log.js';
 import { thisHolder } from '../lease.js';
+import { AddressGuard } from './address-guard.js';
 import { DeliveryGauges } from './delivery-gauges.js';
+import { DeliveryTarget } from './delivery-target.js';
 import { endpointCounts } from './endpoint-counts.js';
-import { endpointKey, EndpointWorker } from './endpoint-worker.js';
+import { EndpointDirectory } from './endpoint-directory.js';
+import { endpointKey } from './endpoint-key.js';
+import { EndpointWorker, type EndpointOptions } from './endpoint-worker.js';
+import { AttemptLog } from './endpoints/attempt-log.js';
+import { EndpointStore } from './endpoints/endpoint-store.js';
 import type { WebhookObserver } from './metrics.js';
 import { shownUrl } from './shown-url.js';
 
@@ -18,14 +24,20 @@ import { shownUrl } from './shown-url.js';
 const speaksForInstance = !cluster.isWorker || cluster.worker?.id === 1;
 
 /**
- * WEBHOOK_URLS: every acknowledged change POSTed to each URL, signed (Standard Webhooks), at least
- * once and in order per user, off the request path. One EndpointWorker per URL; with metrics, the
- * gauges of deliveries left per endpoint.
+ * Every acknowledged change POSTed to each endpoint, signed (Standard Webhooks), at least once and
+ * in order per user, off the request path: one EndpointWorker per URL of WEBHOOK_URLS, and one per
+ * endpoint made through the API (the directory keeps those in step with the database), every
+ * attempt logged; with metrics, the gauges of deliveries left per endpoint.
  */
 export class WebhookDelivery {
   private readonly endpoints: EndpointWorker[];
+  readonly directory: EndpointDirectory;
+  readonly attempts: AttemptLog;
+  readonly guard: AddressGuard;
   private readonly gauges: DeliveryGauges | undefined;
   private checking: Promise<void> | undefined;
+  /** Resolves once WEBHOOK_URLS's endpoints are listed (the API waits for it before it lists them). */
+  listed: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly db: Database,
@@ -36,18 +48,37 @@ export class WebhookDelivery {
   ) {
     // A holder of its own, not just this process's: two services in one process (tests) must not share leases.
     const holder = `${thisHolder}:${randomBytes(3).toString('hex')}`;
-    this.endpoints = settings.urls.map((url) => new EndpointWorker({ db, log, url, settings, logger, observer, holder }));
+    this.attempts = new AttemptLog(db, logger);
+    this.guard = new AddressGuard(settings.allowNetworks);
+    const common: Omit<EndpointOptions, 'target'> = { db, log, settings, logger, observer, holder, attempts: this.attempts };
+    this.endpoints = settings.urls.map((url) => {
+      const target = new DeliveryTarget(endpointKey(url), { url, eventTypes: null, keys: { current: settings.secret! } }, undefined, false);
+      return new EndpointWorker({ ...common, target });
+    });
+    this.directory = new EndpointDirectory(db, this.guard, (target, stillDelivering) => new EndpointWorker({ ...common, target, stillDelivering }), logger);
     this.gauges = observer.endpoints && new DeliveryGauges(db, observer.endpoints, logger, holder);
   }
 
   start(): void {
     for (const endpoint of this.endpoints) endpoint.start();
+    this.directory.start();
     this.gauges?.start();
-    if (speaksForInstance) this.checking = this.reportEndpointsLeftBehind();
+    this.listed = this.listEnvironmentEndpoints();
+    if (speaksForInstance) this.checking = this.listed.then(() => this.reportEndpointsLeftBehind());
   }
 
   async stop(): Promise<void> {
-    await Promise.all([...this.endpoints.map((endpoint) => endpoint.stop()), this.gauges?.stop(), this.checking]);
+    await Promise.all([...this.endpoints.map((endpoint) => endpoint.stop()), this.directory.stop(), this.gauges?.stop(), this.listed, this.checking]);
+    await this.attempts.flush();
+  }
+
+  /** WEBHOOK_URLS's endpoints listed in the API beside its own (`source: "env"`). */
+  private async listEnvironmentEndpoints(): Promise<void> {
+    try {
+      await new EndpointStore(this.db).addFromEnvironment(this.settings.urls);
+    } catch (error) {
+      this.logger.warn('listing the WEBHOOK_URLS endpoints failed', { reason: (error as Error).message });
+    }
   }
 
   /**
@@ -58,8 +89,8 @@ export class WebhookDelivery {
   private async reportEndpointsLeftBehind(): Promise<void> {
     const configured = new Set(this.settings.urls.map(endpointKey));
     try {
-      for (const { endpoint, url, pending, failed, delivered } of await endpointCounts(this.db)) {
-        if (configured.has(endpoint) || delivered || pending + failed === 0) continue;
+      for (const { endpoint, url, source, pending, failed, delivered } of await endpointCounts(this.db)) {
+        if (source === 'api' || configured.has(endpoint) || delivered || pending + failed === 0) continue;
         this.logger.warn('webhook endpoint not in WEBHOOK_URLS has deliveries left: add it back, or npm run webhooks -- move or drop them', {
           endpoint: shownUrl(url),
           pending,
