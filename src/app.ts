@@ -189,6 +189,7 @@ export function createApp(options: AppOptions): App {
     idempotency: options.idempotency !== undefined,
   });
   events?.serveStream(router, access, byPassword);
+  events?.serveWebhookEndpoints(router, auth.mode === 'off' ? undefined : bearer);
   registerHealthRoutes(router, { stopping: () => leaving, answers: async () => gate.ready && (await store.answers()) });
   const metricsOnApiPort = options.metrics?.onApiPort === true;
   registerIndexRoute(router);

@@ -15,6 +15,13 @@ import { Pruner } from './pruner.js';
 import type { StreamLimits } from './stream/event-stream.js';
 import type { EventStreams } from './stream/event-streams.js';
 import { registerEventStream } from './stream/route.js';
+import type { BearerAuth } from '../auth/bearer-auth.js';
+import { endpointKey } from './webhooks/endpoint-key.js';
+import { EndpointHistory } from './webhooks/endpoints/endpoint-history.js';
+import { EndpointRecovery } from './webhooks/endpoints/endpoint-recovery.js';
+import { EndpointStore } from './webhooks/endpoints/endpoint-store.js';
+import { adminAccess } from './webhooks/endpoints/http/admin-access.js';
+import { registerEndpointRoutes } from './webhooks/endpoints/http/endpoint-routes.js';
 import { unobserved, webhookMetrics } from './webhooks/metrics.js';
 import { WebhookDelivery } from './webhooks/webhook-delivery.js';
 
@@ -39,12 +46,13 @@ export class ChangeEvents {
   readonly log: EventLog;
   private readonly numbering: EventNumbering;
   private readonly pruner: Pruner;
+  private readonly db: Database;
   private readonly webhooks: WebhookDelivery | undefined;
   private streams: EventStreams | undefined;
   private started = false;
 
   constructor(readonly options: ChangeEventsOptions) {
-    const db = new Database(options.pool, options.tuning.operationTimeoutMs, options.tuning.trustAnsweredWithinMs);
+    const db = (this.db = new Database(options.pool, options.tuning.operationTimeoutMs, options.tuning.trustAnsweredWithinMs));
     this.log = new EventLog(db);
     this.numbering = new EventNumbering(db, options.logger, (lastId) => this.streams?.numbered(lastId));
     this.pruner = new Pruner(db, this.log, options.settings.retentionSeconds, options.logger, options.pruneIntervalMs);
@@ -67,6 +75,23 @@ export class ChangeEvents {
       byPassword,
       ...(streamLimits ? { limits: streamLimits } : {}),
       ...(this.options.metrics ? { metrics: this.options.metrics } : {}),
+    });
+  }
+
+  /** `/api/webhooks/endpoints`: integrators manage their endpoints, with a token with webhooks:admin (`bearer`: undefined with AUTH=off). */
+  serveWebhookEndpoints(router: Router<Handler>, bearer: BearerAuth | undefined): void {
+    const { webhooks } = this;
+    const settings = this.options.settings.webhooks;
+    if (webhooks === undefined || settings === undefined) return;
+    registerEndpointRoutes(router, {
+      store: new EndpointStore(this.db),
+      history: new EndpointHistory(this.db),
+      recovery: new EndpointRecovery(this.db, this.log, this.options.settings.retentionSeconds),
+      directory: webhooks.directory,
+      listed: webhooks.listed,
+      environment: new Set(settings.urls.map(endpointKey)),
+      rules: { httpsOnly: settings.httpsOnly, guard: webhooks.guard },
+      admin: adminAccess(bearer),
     });
   }
 

@@ -48,6 +48,12 @@ export function sendNotModified(res: ServerResponse, etag: string): void {
   res.end();
 }
 
+/** 204 No Content: done, nothing to say (a removal). */
+export function sendNoContent(res: ServerResponse): void {
+  res.writeHead(204, notModifiedHeaders.concat(REQUEST_ID_HEADER, requestIdOf(res), TRACEPARENT_HEADER, traceparentHeaderOf(res)));
+  res.end();
+}
+
 /** A plain-text body, for the one answer of an older variant that is not JSON. */
 export function sendText(res: ServerResponse, status: number, body: string, extraHeaders?: Readonly<Record<string, string>>): void {
   send(res, status, textHeaders, body, extraHeaders);

@@ -57,7 +57,7 @@ export function userAccess(mode: AuthMode, auth: BearerAuth): UserAccess {
 }
 
 /** The handler, behind a bearer token with `scope`; the access line names the token's principal, also when it lacks the scope. */
-function needing(auth: BearerAuth, scope: Scope): (handler: Handler) => Handler {
+export function needing(auth: BearerAuth, scope: Scope): (handler: Handler) => Handler {
   return (handler) => async (ctx) => {
     const principal = await auth.principalOf(ctx.req, ctx.requestId);
     setAuthenticatedAs(ctx.res, principal.name);

@@ -10,6 +10,8 @@ export interface Delivery {
   contentType: string | undefined;
   /** The attempt's W3C `traceparent`. */
   traceparent: string | undefined;
+  /** The Standard Webhooks headers as sent (one signature per key that signed). */
+  signed: { 'webhook-id': string; 'webhook-timestamp': string; 'webhook-signature': string };
   body: string;
   event: { id: number; type: string; timestamp: string; request_id: string | null; data: { id: number; name?: string; email?: string } };
   /** The status answered; undefined while the request is held. */
@@ -141,6 +143,7 @@ export class Receiver {
       timestamp: headers['webhook-timestamp'],
       contentType: req.headers['content-type'],
       traceparent: String(req.headers.traceparent),
+      signed: headers,
       body,
       event: JSON.parse(body) as Delivery['event'],
       status: undefined,
