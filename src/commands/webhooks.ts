@@ -5,29 +5,39 @@ import { Database } from '../db/database.js';
 import { endPool } from '../db/pool.js';
 import { defaultTuning } from '../db/pool-tuning.js';
 import { causeOf, StorageError } from '../errors/storage-error.js';
-import type { FailedDelivery, PendingDelivery } from '../events/webhooks/delivery-listing.js';
 import { WebhookOperator } from '../events/webhooks/operator.js';
+import { EndpointOperator } from '../events/webhooks/endpoint-operator.js';
+import { deliveries, endpointLine, failedLine, pendingLine } from './webhook-lines.js';
+import { shownUrl } from '../events/webhooks/shown-url.js';
 import { reportCommandFailure } from '../startup/command-failure.js';
 
 const USAGE = `Usage: npm run webhooks -- <command>
 
 Commands:
+  endpoints                  every endpoint: id, source, URL, state, pending and failed deliveries
   pending                    deliveries being retried: endpoint, event, attempts, last error, next attempt
   failed                     deliveries given up once WEBHOOK_RETRY_FOR was over
+  retry [<endpoint>]         pending deliveries sent now instead of at their next scheduled attempt
   resend --all               every failed delivery pending again, with a new retry period
-  resend <event id>...       the failed deliveries of these events pending again
+  resend <event id>...       these events sent again: failed deliveries pending again, pending ones now
+  disable <endpoint>         an endpoint made through the API gets nothing until enabled
+  enable <endpoint>          ... gets the events recorded from then on (recover brings the rest)
+  rotate <endpoint> [--grace <seconds>]  a new secret (printed); the old one signs too for the grace (86400)
   drop <endpoint>            forget an endpoint no longer in WEBHOOK_URLS, and its deliveries
   move <endpoint> <other>    hand an endpoint's deliveries to another endpoint, and forget it
 
-<endpoint> is a URL as listed (without its query) or as in WEBHOOK_URLS. The database is the
-service's, from DB_* (unset: npm start's embedded one).
+<endpoint> is an id as listed by endpoints, or a URL as listed (without its query) or as in
+WEBHOOK_URLS. The database is the service's, from DB_* (unset: npm start's embedded one).
 
 Options:
   -h, --help                 print this help
 `;
 
 type Command =
-  | { name: 'pending' | 'failed' }
+  | { name: 'pending' | 'failed' | 'endpoints' }
+  | { name: 'retry'; endpoint: string | undefined }
+  | { name: 'disable' | 'enable'; endpoint: string }
+  | { name: 'rotate'; endpoint: string; graceSeconds: number }
   | { name: 'resend'; ids: number[] | 'all' }
   | { name: 'drop'; endpoint: string }
   | { name: 'move'; from: string; to: string };
@@ -49,7 +59,8 @@ try {
     const db: DbConfig = { ...config.db, servers: [database.target.server], user: database.target.user, password: database.target.password };
     const pool = createConnectionSource(db, defaultTuning);
     try {
-      await run(command, new WebhookOperator(new Database(pool, defaultTuning.operationTimeoutMs, defaultTuning.trustAnsweredWithinMs)));
+      const handle = new Database(pool, defaultTuning.operationTimeoutMs, defaultTuning.trustAnsweredWithinMs);
+      await run(command, new WebhookOperator(handle), new EndpointOperator(handle));
     } finally {
       await endPool(pool);
       await database.stop();
@@ -65,8 +76,33 @@ try {
   }
 }
 
-async function run(command: Command, operator: WebhookOperator): Promise<void> {
+async function run(command: Command, operator: WebhookOperator, endpoints: EndpointOperator): Promise<void> {
   switch (command.name) {
+    case 'endpoints': {
+      const listed = await endpoints.endpoints();
+      for (const endpoint of listed) console.log(endpointLine(endpoint));
+      console.log(listed.length === 0 ? 'No webhook endpoints.' : `${listed.length} webhook endpoint${listed.length === 1 ? '' : 's'}.`);
+      return;
+    }
+    case 'disable':
+    case 'enable': {
+      const { record, changed } = await endpoints.setDisabled(command.endpoint, command.name === 'disable');
+      const state = command.name === 'disable' ? 'disabled' : 'enabled';
+      console.log(changed ? `Endpoint ${record.id} (${shownUrl(record.url)}) is ${state}; running services follow within 2 s.` : `Endpoint ${record.id} (${shownUrl(record.url)}) was ${state} already.`);
+      return;
+    }
+    case 'rotate': {
+      const { record, key } = await endpoints.rotate(command.endpoint, command.graceSeconds);
+      console.log(key);
+      console.error(`Endpoint ${record.id}: the new secret is above; the old one signs too for ${command.graceSeconds} s.`);
+      return;
+    }
+    case 'retry': {
+      const retried = await endpoints.retry(command.endpoint);
+      for (const { url, count } of retried) console.log(`${url}: ${count} pending ${deliveries(count)} due now.`);
+      if (retried.length === 0) console.log('No webhook endpoints.');
+      return;
+    }
     case 'pending': {
       const { count, leftBehind } = await operator.pending((delivery) => console.log(pendingLine(delivery)));
       console.log(count === 0 ? 'No pending webhook deliveries.' : `${count} pending webhook ${deliveries(count)}.`);
@@ -89,11 +125,17 @@ async function run(command: Command, operator: WebhookOperator): Promise<void> {
         console.log(`${count} failed webhook ${count === 1 ? 'delivery is' : 'deliveries are'} pending again, with a new retry period.`);
         return;
       }
-      const { resent, notFailed } = await operator.resend(command.ids);
-      console.log(`${resent} failed webhook ${resent === 1 ? 'delivery is' : 'deliveries are'} pending again, with a new retry period.`);
-      if (notFailed.length > 0) {
-        console.error(`No failed delivery of event${notFailed.length === 1 ? '' : 's'} ${notFailed.join(', ')}.`);
+      const { resent, retried, notFound } = await operator.resend(command.ids);
+      if (notFound.length > 0) {
+        console.error(`No failed or pending delivery of event${notFound.length === 1 ? '' : 's'} ${notFound.join(', ')}.`);
         process.exitCode = 1;
+      }
+      if (resent + retried > 0 || notFound.length === 0) {
+        const parts = [
+          ...(resent > 0 ? [`${resent} failed webhook ${resent === 1 ? 'delivery is' : 'deliveries are'} pending again, with a new retry period`] : []),
+          ...(retried > 0 ? [`${retried} pending webhook ${retried === 1 ? 'delivery is' : 'deliveries are'} due now`] : []),
+        ];
+        console.log(`${parts.join('; ') || 'Nothing to send again'}.`);
       }
       return;
     }
@@ -111,66 +153,22 @@ async function run(command: Command, operator: WebhookOperator): Promise<void> {
   }
 }
 
-function deliveries(count: number): string {
-  return count === 1 ? 'delivery' : 'deliveries';
-}
-
-function attempts(count: number): string {
-  return `${count} attempt${count === 1 ? '' : 's'}`;
-}
-
-/** `<url>  event 42  user.updated  user 7  3 attempts  last error: HTTP 500  next attempt 2026-11-25 01:02:33.456 UTC (in 28 s)` */
-function pendingLine(delivery: PendingDelivery): string {
-  const { next } = delivery;
-  const when =
-    'behind' in next
-      ? `next attempt after event ${next.behind} (its user's earlier delivery)`
-      : next.inSeconds <= 0
-        ? 'next attempt now'
-        : `next attempt ${next.at} UTC (in ${inWords(next.inSeconds)})`;
-  return [
-    delivery.url,
-    `event ${delivery.eventId}`,
-    delivery.type ?? '(pruned)',
-    `user ${delivery.userId}`,
-    attempts(delivery.attempts),
-    `last error: ${delivery.lastError ?? '-'}`,
-    when,
-  ].join('  ');
-}
-
-/** `<url>  event 42  user.updated  user 7  5 attempts  queued 2026-11-25 01:02:03.456 UTC  last error: HTTP 500` */
-function failedLine(delivery: FailedDelivery): string {
-  return [
-    delivery.url,
-    `event ${delivery.eventId}`,
-    delivery.type ?? '(pruned)',
-    `user ${delivery.userId}`,
-    attempts(delivery.attempts),
-    `queued ${delivery.queuedAt} UTC`,
-    `last error: ${delivery.lastError ?? '-'}`,
-  ].join('  ');
-}
-
-/** `28 s`, `12 min`, `3.5 h`. */
-function inWords(seconds: number): string {
-  if (seconds < 120) return `${seconds} s`;
-  if (seconds < 2 * 3600) return `${Math.round(seconds / 60)} min`;
-  return `${Math.round(seconds / 360) / 10} h`;
-}
-
 /** The command line, or 'help'. Throws a UsageError (an empty message: no command at all) for anything else. */
 function parseCommand(args: string[]): Command | 'help' {
   const words: string[] = [];
   let all = false;
-  for (const arg of args) {
+  let grace: string | undefined;
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
     // npm run's own: where DB_HOST is unset the embedded database is meant, as with npm start.
     if (arg === '--embedded-by-default') continue;
     if (arg === '-h' || arg === '--help') return 'help';
     if (arg === '--all') all = true;
+    else if (arg === '--grace') grace = args[++i] ?? '';
     else if (arg.startsWith('-')) throw new UsageError(`unknown option "${arg}"`);
     else words.push(arg);
   }
+  if (grace !== undefined && words[0] !== 'rotate') throw new UsageError('--grace goes with rotate');
   const [name, ...rest] = words;
   if (name === undefined) {
     if (all) throw new UsageError('--all goes with resend');
@@ -180,8 +178,22 @@ function parseCommand(args: string[]): Command | 'help' {
   switch (name) {
     case 'pending':
     case 'failed':
+    case 'endpoints':
       if (rest.length > 0) throw new UsageError(`${name} takes no arguments`);
       return { name };
+    case 'retry':
+      if (rest.length > 1) throw new UsageError('retry takes at most one endpoint');
+      return { name, endpoint: rest[0] };
+    case 'disable':
+    case 'enable':
+      if (rest.length !== 1) throw new UsageError(`${name} takes one endpoint`);
+      return { name, endpoint: rest[0]! };
+    case 'rotate': {
+      if (rest.length !== 1) throw new UsageError('rotate takes one endpoint');
+      const graceSeconds = grace === undefined ? 86_400 : Number(grace);
+      if (!/^\d{1,6}$/.test(grace ?? '0') || graceSeconds > 604_800) throw new UsageError('--grace takes whole seconds from 0 to 604800');
+      return { name, endpoint: rest[0]!, graceSeconds };
+    }
     case 'resend':
       if (all && rest.length === 0) return { name, ids: 'all' };
       if (all || rest.length === 0) throw new UsageError('resend takes --all or event ids');

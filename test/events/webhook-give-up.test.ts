@@ -98,10 +98,11 @@ describe('a delivery failing for the whole retry period (WEBHOOK_RETRY_FOR), and
     assert.equal((await tool('failed')).stdout.trim(), 'No failed webhook deliveries.');
   });
 
-  test('resend of an event without a failed delivery says so and exits 1; resend --all with none resends nothing', async () => {
+  test('resend of an event without a failed or pending delivery says so in one line and exits 1; resend --all with none resends nothing', async () => {
     const unknown = await tool('resend', '999999');
     assert.equal(unknown.code, 1);
-    assert.match(unknown.stderr, /^No failed delivery of event 999999\.$/m);
+    assert.match(unknown.stderr, /^No failed or pending delivery of event 999999\.$/m);
+    assert.equal(unknown.stdout, '', 'one message');
     const all = await tool('resend', '--all');
     assert.equal(all.code, 0, all.stderr);
     assert.match(all.stdout, /^0 failed webhook deliveries are pending again/m);

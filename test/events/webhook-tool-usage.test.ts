@@ -13,8 +13,8 @@ describe('npm run webhooks: usage and --help, as any command-line tool', () => {
       assert.equal(result.code, 0, result.stderr);
       assert.equal(result.stderr, '');
       assert.match(result.stdout, /^Usage: npm run webhooks -- <command>\n/);
-      for (const command of ['pending', 'failed', 'resend --all', 'resend <event id>...', 'drop <endpoint>', 'move <endpoint> <other>']) {
-        assert.match(result.stdout, new RegExp(`^  ${command.replace(/[.<>]/g, '\\$&')} `, 'm'), command);
+      for (const command of ['endpoints', 'pending', 'failed', 'retry [<endpoint>]', 'resend --all', 'resend <event id>...', 'disable <endpoint>', 'enable <endpoint>', 'rotate <endpoint> [--grace <seconds>]', 'drop <endpoint>', 'move <endpoint> <other>']) {
+        assert.match(result.stdout, new RegExp(`^  ${command.replace(/[.<>[\]]/g, '\\$&')} `, 'm'), command);
       }
     }
   });
@@ -39,6 +39,10 @@ describe('npm run webhooks: usage and --help, as any command-line tool', () => {
     { args: ['resend', 'seven'], line: 'webhooks: resend takes event ids (whole numbers), got seven' },
     { args: ['pending', 'extra'], line: 'webhooks: pending takes no arguments' },
     { args: ['drop'], line: 'webhooks: drop takes one endpoint' },
+    { args: ['disable'], line: 'webhooks: disable takes one endpoint' },
+    { args: ['rotate', '3', '--grace', 'soon'], line: 'webhooks: --grace takes whole seconds from 0 to 604800' },
+    { args: ['pending', '--grace', '5'], line: 'webhooks: --grace goes with rotate' },
+    { args: ['retry', 'a', 'b'], line: 'webhooks: retry takes at most one endpoint' },
     { args: ['move', 'https://a.example/hooks'], line: 'webhooks: move takes two endpoints: the one to forget, and the one to send its deliveries to' },
   ];
   for (const { args, line } of refused) {

@@ -65,21 +65,31 @@ export class WebhookOperator {
     return count;
   }
 
-  /** Sets the failed deliveries of these events pending again, to every endpoint where they failed. Resolves with the ids that had none. */
-  async resend(eventIds: readonly number[]): Promise<{ resent: number; notFailed: number[] }> {
+  /**
+   * Sends these events again to every endpoint where their delivery failed (pending again, a new
+   * retry period) or waits for a retry (due now). Resolves with how many of each, and the ids that
+   * had neither.
+   */
+  async resend(eventIds: readonly number[]): Promise<{ resent: number; retried: number; notFound: number[] }> {
     const found = new Set<number>();
     let resent = 0;
+    let retried = 0;
     for (const { endpoint } of await this.endpoints()) {
       for (let start = 0; start < eventIds.length; start += IDS_PER_STATEMENT) {
         const ids = padded(eventIds.slice(start, start + IDS_PER_STATEMENT));
-        const failed = await this.read<Array<{ event_id: number | string }>>(webhookSql.failedOf(ids.length), [endpoint, ...ids]);
-        if (failed.length === 0) continue;
-        const failedIds = padded(failed.map((row) => Number(row.event_id)));
-        for (const id of failedIds) found.add(id);
-        resent += (await this.db.write(webhookSql.resendEvents(failedIds.length), [endpoint, ...failedIds])).affectedRows;
+        const failed = await this.idsOf(webhookSql.failedOf(ids.length), endpoint, ids);
+        const pending = await this.idsOf(webhookSql.pendingOf(ids.length), endpoint, ids);
+        for (const id of [...failed, ...pending]) found.add(id);
+        if (failed.length > 0) resent += (await this.db.write(webhookSql.resendEvents(failed.length), [endpoint, ...failed])).affectedRows;
+        if (pending.length > 0) retried += (await this.db.write(webhookSql.retryEvents(pending.length), [endpoint, ...pending])).affectedRows;
       }
     }
-    return { resent, notFailed: eventIds.filter((id) => !found.has(id)) };
+    return { resent, retried, notFound: eventIds.filter((id) => !found.has(id)) };
+  }
+
+  private async idsOf(statement: string, endpoint: string, ids: readonly number[]): Promise<number[]> {
+    const rows = await this.read<Array<{ event_id: number | string }>>(statement, [endpoint, ...ids]);
+    return rows.length === 0 ? [] : padded(rows.map((row) => Number(row.event_id)));
   }
 
   /**
