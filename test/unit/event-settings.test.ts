@@ -11,8 +11,21 @@ describe('loadConfig: EVENTS and WEBHOOK_*', () => {
     assert.equal(loadConfig({ EVENTS: 'off' }).events, undefined);
   });
 
-  test('EVENTS=on -> the outbox and the stream, kept 7 days, no webhooks', () => {
-    assert.deepEqual(loadConfig({ EVENTS: 'on' }).events, { retentionSeconds: 7 * 86_400, webhooks: undefined });
+  test('EVENTS=on -> the outbox and the stream, kept 7 days; no WEBHOOK_URLS, API endpoints guarded, disabled after 5 days of failures', () => {
+    assert.deepEqual(loadConfig({ EVENTS: 'on' }).events, {
+      retentionSeconds: 7 * 86_400,
+      webhooks: { urls: [], secret: undefined, retryForSeconds: 3 * 86_400, timeoutSeconds: 10, concurrency: 8, allowNetworks: [], httpsOnly: false, disableAfterSeconds: 5 * 86_400 },
+    });
+  });
+
+  test('WEBHOOK_ALLOW_NETWORKS, WEBHOOK_HTTPS_ONLY and WEBHOOK_DISABLE_AFTER are read; a bad CIDR or duration is refused naming the setting', () => {
+    const webhooks = loadConfig({ EVENTS: 'on', WEBHOOK_ALLOW_NETWORKS: '127.0.0.0/8, ::1/128', WEBHOOK_HTTPS_ONLY: 'on', WEBHOOK_DISABLE_AFTER: 'off' }).events?.webhooks;
+    assert.deepEqual([webhooks?.allowNetworks, webhooks?.httpsOnly, webhooks?.disableAfterSeconds], [['127.0.0.0/8', '::1/128'], true, undefined]);
+    assert.equal(loadConfig({ EVENTS: 'on', WEBHOOK_DISABLE_AFTER: '2h' }).events?.webhooks?.disableAfterSeconds, 7200);
+    assert.throws(() => loadConfig({ EVENTS: 'on', WEBHOOK_ALLOW_NETWORKS: '10.0.0.0/33' }), /^Error: WEBHOOK_ALLOW_NETWORKS must be/);
+    assert.throws(() => loadConfig({ EVENTS: 'on', WEBHOOK_ALLOW_NETWORKS: 'localhost' }), /WEBHOOK_ALLOW_NETWORKS/);
+    assert.throws(() => loadConfig({ EVENTS: 'on', WEBHOOK_DISABLE_AFTER: 'never' }), /WEBHOOK_DISABLE_AFTER/);
+    assert.throws(() => loadConfig({ EVENTS: 'on', WEBHOOK_HTTPS_ONLY: 'yes' }), /WEBHOOK_HTTPS_ONLY/);
   });
 
   test('WEBHOOK_URLS implies EVENTS=on, with the defaults: retried 3 days, 10 s to answer, 8 at once', () => {
@@ -23,6 +36,9 @@ describe('loadConfig: EVENTS and WEBHOOK_*', () => {
       retryForSeconds: 3 * 86_400,
       timeoutSeconds: 10,
       concurrency: 8,
+      allowNetworks: [],
+      httpsOnly: false,
+      disableAfterSeconds: 5 * 86_400,
     });
   });
 
