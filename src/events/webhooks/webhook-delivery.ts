@@ -64,12 +64,18 @@ export class WebhookDelivery {
     this.directory.start();
     this.gauges?.start();
     this.listed = this.listEnvironmentEndpoints();
-    if (speaksForInstance) this.checking = this.listed.then(() => this.reportEndpointsLeftBehind());
+    if (speaksForInstance) this.checking = this.listed.then(() => this.reportEndpoints()).then(() => this.reportEndpointsLeftBehind());
   }
 
   async stop(): Promise<void> {
     await Promise.all([...this.endpoints.map((endpoint) => endpoint.stop()), this.directory.stop(), this.gauges?.stop(), this.listed, this.checking]);
     await this.attempts.flush();
+  }
+
+  /** How many endpoints the instance delivers to, once it has read them: one line at start. */
+  private async reportEndpoints(): Promise<void> {
+    await this.directory.refresh();
+    this.logger.info('webhook endpoints', { environment: this.settings.urls.length, api: this.directory.size });
   }
 
   /** WEBHOOK_URLS's endpoints listed in the API beside its own (`source: "env"`). */
