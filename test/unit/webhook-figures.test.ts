@@ -8,7 +8,7 @@ import { createLogger } from '../../src/log/logger.js';
 import { exposition } from '../../src/metrics/exposition.js';
 import { mergeSnapshots, Registry } from '../../src/metrics/registry.js';
 
-const failed = (error = 'HTTP 500') => ({ kind: 'failed', error, reason: null, status: 500, body: null, durationMs: 1 }) as const;
+const failed = (error = 'HTTP 500') => ({ kind: 'failed', error, reason: null, status: Number(error.slice('HTTP '.length)), body: null, durationMs: 1 }) as const;
 const acknowledged = { kind: 'acknowledged', status: 204, body: null, durationMs: 1 } as const;
 
 describe('an endpoint\'s health: failing and recovered, logged once each', () => {

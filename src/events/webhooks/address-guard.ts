@@ -1,119 +1,100 @@
-import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
-import { BlockList, isIP, isIPv4 } from 'node:net';
+import { lookup as dnsLookup } from 'node:dns';
+import { BlockList, isIP, type LookupFunction } from 'node:net';
+import { embeddedIpv4 } from './embedded-ipv4.js';
 
-/** Where an address may not be reached: not public. */
-const REFUSED_V4 = [
-  ['0.0.0.0', 8], // "this" network, unspecified
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10], // carrier-grade NAT
-  ['127.0.0.0', 8],
-  ['169.254.0.0', 16], // link-local (cloud metadata services)
-  ['172.16.0.0', 12],
-  ['192.0.0.0', 24],
-  ['192.0.2.0', 24],
-  ['192.88.99.0', 24],
-  ['192.168.0.0', 16],
-  ['198.18.0.0', 15],
-  ['198.51.100.0', 24],
-  ['203.0.113.0', 24],
-  ['224.0.0.0', 4], // multicast
-  ['240.0.0.0', 4], // reserved, and broadcast
-] as const;
+/** Addresses that are not on the public internet: this host, its networks, and ranges never routed there. */
+const NON_PUBLIC = [
+  '0.0.0.0/8', // "this network", 0.0.0.0 reaching this host
+  '10.0.0.0/8',
+  '100.64.0.0/10', // carrier-grade NAT
+  '127.0.0.0/8',
+  '169.254.0.0/16', // link-local, where cloud metadata services answer
+  '172.16.0.0/12',
+  '192.0.0.0/24', // IETF protocol assignments
+  '192.0.2.0/24', // documentation
+  '192.168.0.0/16',
+  '198.18.0.0/15', // benchmarking
+  '198.51.100.0/24', // documentation
+  '203.0.113.0/24', // documentation
+  '224.0.0.0/4', // multicast
+  '240.0.0.0/4', // reserved
+  '255.255.255.255/32', // broadcast
+  '::/128',
+  '::1/128',
+  '64:ff9b:1::/48', // NAT64 for local use
+  '100::/64', // discard only
+  '2001:db8::/32', // documentation
+  'fc00::/7', // unique local
+  'fe80::/10', // link-local
+  'fec0::/10', // site-local (deprecated, still routed inside some networks)
+  'ff00::/8', // multicast
+];
 
-const REFUSED_V6 = [
-  ['::', 128], // unspecified
-  ['::1', 128],
-  ['fc00::', 7], // unique local
-  ['fe80::', 10], // link-local
-  ['fec0::', 10], // site-local (deprecated)
-  ['ff00::', 8], // multicast
-  ['2001:db8::', 32], // documentation
-  ['100::', 64], // discard
-] as const;
+const nonPublic = blockListOf(NON_PUBLIC);
 
-/** The error an address refused at connect time fails with. */
-export class AddressNotAllowed extends Error {
+/** A host name resolved to an address that the guard refuses (the `code` of the error a connection fails with). */
+export class AddressNotAllowedError extends Error {
   readonly code = 'EADDRNOTALLOWED';
-  constructor(readonly address: string) {
-    super(`address not allowed: ${address} is private, loopback or reserved`);
-    this.name = 'AddressNotAllowed';
+
+  constructor(
+    readonly hostname: string,
+    readonly address: string,
+  ) {
+    super(`${hostname} resolves to ${address}: a private, loopback or reserved address, outside the allowed networks`);
+    this.name = 'AddressNotAllowedError';
   }
 }
-
-type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
 
 /**
- * Which addresses the endpoints made through the API may reach: public ones only, unless inside a
- * network of WEBHOOK_ALLOW_NETWORKS. IPv4-mapped, IPv4-compatible and NAT64 forms are judged by the
- * IPv4 address they carry. `lookup` resolves a name as dns.lookup does and fails when any address
- * it gives is refused, so the check is made on the address connected to, at connect time.
+ * Which addresses webhook endpoints made through the API may reach: public ones, and those inside
+ * `allowNetworks` (WEBHOOK_ALLOW_NETWORKS). An IPv6 address carrying an IPv4 one (::ffff:a.b.c.d,
+ * ::a.b.c.d, NAT64, 6to4) is judged by its IPv4 address, which is where it leads.
  */
 export class AddressGuard {
-  private readonly refused = new BlockList();
-  private readonly allowed = new BlockList();
+  private readonly allowed: BlockList;
 
+  /** `allowNetworks`: CIDRs such as 127.0.0.0/8 or ::1/128, already checked by the configuration. */
   constructor(allowNetworks: readonly string[]) {
-    for (const [network, prefix] of REFUSED_V4) this.refused.addSubnet(network, prefix, 'ipv4');
-    for (const [network, prefix] of REFUSED_V6) this.refused.addSubnet(network, prefix, 'ipv6');
-    for (const cidr of allowNetworks) {
-      const [network, prefix] = cidr.split('/') as [string, string];
-      this.allowed.addSubnet(network, Number(prefix), isIPv4(network) ? 'ipv4' : 'ipv6');
-    }
+    this.allowed = blockListOf(allowNetworks);
   }
 
+  /** Whether a connection to `address` (an IP address; anything else is refused) may be made. */
   allows(address: string): boolean {
-    const bare = address.replace(/^\[|\]$/g, '').replace(/%.*$/, '');
+    const bare = address.split('%')[0]!;
     const family = isIP(bare);
     if (family === 0) return false;
-    const embedded = family === 6 ? embeddedIpv4(bare) : undefined;
-    if (this.inAllowed(bare, family) || (embedded !== undefined && this.allowed.check(embedded, 'ipv4'))) return true;
-    if (embedded !== undefined) return !this.refused.check(embedded, 'ipv4');
-    return !this.refused.check(bare, family === 4 ? 'ipv4' : 'ipv6');
+    if (family === 4) return this.allowed.check(bare, 'ipv4') || !nonPublic.check(bare, 'ipv4');
+    if (this.allowed.check(bare, 'ipv6')) return true;
+    const embedded = embeddedIpv4(bare);
+    if (embedded === undefined) return !nonPublic.check(bare, 'ipv6');
+    if (embedded.form !== 'translated' && this.allowed.check(embedded.address, 'ipv4')) return true;
+    return !nonPublic.check(embedded.address, 'ipv4');
   }
 
-  /** dns.lookup, refusing names that resolve to an address not allowed. For the `lookup` option of http.request. */
-  readonly lookup = (hostname: string, options: unknown, callback?: LookupCallback): void => {
-    const done = (typeof options === 'function' ? options : callback) as LookupCallback;
-    const asked = (typeof options === 'object' && options !== null ? options : {}) as { all?: boolean; family?: number };
-    dnsLookup(hostname, { ...asked, all: true }, (error, addresses) => {
-      if (error) return done(error, asked.all ? [] : '', 0);
-      const refused = addresses.find((one) => !this.allows(one.address));
-      if (refused) return done(new AddressNotAllowed(refused.address) as NodeJS.ErrnoException, asked.all ? [] : '', 0);
-      if (asked.all) return done(null, addresses);
-      const first = addresses[0]!;
-      done(null, first.address, first.family);
+  /**
+   * dns.lookup that fails with an AddressNotAllowedError when any address the name resolves to is
+   * refused, so a name whose answers mix public and private addresses reaches neither: the
+   * `lookup` option of http.request, https.request and net.connect. Either form of answer is given
+   * as asked (`all: true`, as Node's autoSelectFamily asks, or the first address).
+   */
+  readonly lookup: LookupFunction = (hostname, options, callback) => {
+    dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
+      if (error) return callback(error, '');
+      const refused = addresses.find((each) => !this.allows(each.address));
+      if (refused !== undefined) return callback(new AddressNotAllowedError(hostname, refused.address), '');
+      if (options.all) return callback(null, addresses);
+      const [first] = addresses;
+      if (first === undefined) return callback(Object.assign(new Error(`${hostname} resolves to no address`), { code: 'ENOTFOUND' }), '');
+      callback(null, first.address, first.family);
     });
   };
-
-  private inAllowed(address: string, family: number): boolean {
-    return this.allowed.check(address, family === 4 ? 'ipv4' : 'ipv6');
-  }
 }
 
-/** The IPv4 address an IPv6 one carries: IPv4-mapped (::ffff:a.b.c.d), IPv4-compatible (::a.b.c.d) or NAT64 (64:ff9b::/96). */
-function embeddedIpv4(address: string): string | undefined {
-  const groups = expand(address);
-  if (groups === undefined) return undefined;
-  const zeros = (count: number) => groups.slice(0, count).every((group) => group === 0);
-  const mapped = zeros(5) && groups[5] === 0xffff;
-  const compatible = zeros(6) && (groups[6] !== 0 || groups[7]! > 1);
-  const nat64 = groups[0] === 0x64 && groups[1] === 0xff9b && groups.slice(2, 6).every((group) => group === 0);
-  if (!mapped && !compatible && !nat64) return undefined;
-  return [groups[6]! >> 8, groups[6]! & 0xff, groups[7]! >> 8, groups[7]! & 0xff].join('.');
-}
-
-/** The eight 16-bit groups of an IPv6 address (a dotted IPv4 tail included). */
-function expand(address: string): number[] | undefined {
-  let text = address.toLowerCase();
-  const tail = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
-  if (tail) {
-    const bytes = tail[1]!.split('.').map(Number);
-    text = text.slice(0, -tail[1]!.length) + `${((bytes[0]! << 8) | bytes[1]!).toString(16)}:${((bytes[2]! << 8) | bytes[3]!).toString(16)}`;
+function blockListOf(networks: readonly string[]): BlockList {
+  const list = new BlockList();
+  for (const network of networks) {
+    const [address = '', prefix] = network.split('/');
+    list.addSubnet(address, Number(prefix), isIP(address) === 6 ? 'ipv6' : 'ipv4');
   }
-  const [head, rest] = text.split('::') as [string, string | undefined];
-  const left = head === '' ? [] : head.split(':');
-  const right = rest === undefined || rest === '' ? [] : rest.split(':');
-  const missing = 8 - left.length - right.length;
-  if (rest === undefined ? missing !== 0 : missing < 0) return undefined;
-  return [...left, ...Array<string>(rest === undefined ? 0 : missing).fill('0'), ...right].map((group) => parseInt(group, 16));
+  return list;
 }

@@ -1,142 +1,140 @@
-import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { isIP } from 'node:net';
+import type { LookupFunction } from 'node:net';
+import { StringDecoder } from 'node:string_decoder';
 import type { AddressGuard } from './address-guard.js';
+import { literalAddress } from './literal-address.js';
+import { networkFailure, type NetworkFailure } from './network-failure.js';
+
+/** The most of an answer's body an attempt keeps: enough to show an integrator why. */
+const BODY_BYTES = 1024;
 
 /** How one POST to an endpoint ended. */
 export type PostResult =
   /** A 2xx answer in time: acknowledged. */
   | { kind: 'acknowledged'; status: number; body: string | null; durationMs: number }
   /**
-   * Anything else the endpoint is answerable for: `error` in a few words for last_error and the log,
-   * `reason` the short word of the attempts log (null when a status answered: it says why).
+   * Anything else the endpoint is answerable for: a failed attempt, said in a few words in `error`
+   * (for last_error and the log) and in one short word or phrase in `reason` (null when `status`
+   * says why).
    */
   | { kind: 'failed'; error: string; reason: string | null; status: number | null; body: string | null; durationMs: number }
   /** Cut short by `stop` (this process stopping or losing the lease): not an attempt at all. */
   | { kind: 'stopped' };
 
 export interface PostOptions {
-  /** The address filter; undefined: none (the operator's WEBHOOK_URLS). */
-  guard?: AddressGuard | undefined;
+  /** Undefined: no filtering (the operator's WEBHOOK_URLS). */
+  guard?: AddressGuard;
 }
 
-/** The most of an answer's body read (and kept in the attempts log). */
-export const MAX_ANSWER_BYTES = 1024;
-
-interface Answer {
-  status: number;
-  body: string | null;
-}
+/** What the exchange with the endpoint came to, before it is judged. */
+type Exchange =
+  /** A status arrived; `body` is what was read of the first BODY_BYTES by the end of the attempt. */
+  | { ended: 'answered'; status: number; body: string | null }
+  | { ended: 'timeout' }
+  | { ended: 'error'; error: unknown }
+  | { ended: 'stopped' };
 
 /**
- * POSTs `body` with `headers` to `url`: a 2xx status within `timeoutMs` acknowledges; a redirect is
- * never followed (it is a failure: a receiver that moved must be reconfigured). At most the first
- * 1 024 bytes of the answer are read, within the same time, then the connection is dropped, so a
- * large or endless answer costs nothing. With a guard, the address connected to must be one it
- * allows: a literal host is checked before connecting, a name as it is resolved.
+ * POSTs `body` with `headers` to `url`: a 2xx status acknowledges; a redirect is not followed (it
+ * is a failure: a receiver that moved must be reconfigured). The whole attempt, from connecting to
+ * the first BODY_BYTES of the answer's body, takes at most `timeoutMs`; the rest of the body is
+ * never read, so a large or endless one costs nothing. Each attempt has a connection of its own,
+ * closed when it ends. With a `guard`, no connection is made to an address it refuses.
  */
 export async function post(url: string, body: string, headers: Record<string, string>, timeoutMs: number, stop: AbortSignal, options: PostOptions = {}): Promise<PostResult> {
   if (stop.aborted) return { kind: 'stopped' };
-  const started = performance.now();
-  const elapsed = (): number => Math.round(performance.now() - started);
-  const target = new URL(url);
-  const host = target.hostname.replace(/^\[|\]$/g, '');
-  if (options.guard && isIP(host) !== 0 && !options.guard.allows(host)) {
-    return { kind: 'failed', error: `address not allowed: ${host}`, reason: 'address not allowed', status: null, body: null, durationMs: elapsed() };
-  }
-  let answer: Answer | undefined;
+  const startedAt = performance.now();
+  const failed = ({ error, reason }: NetworkFailure): PostResult => ({ kind: 'failed', error, reason, status: null, body: null, durationMs: Math.round(performance.now() - startedAt) });
+  let target: URL;
   try {
-    answer = await exchange(target, body, headers, timeoutMs, stop, options.guard, (status) => {
-      answer = { status, body: null };
-    });
+    target = new URL(url);
   } catch (error) {
-    if (stop.aborted) return { kind: 'stopped' };
-    const timedOut = (error as Error).name === 'TimeoutError';
-    // The status arrived but the body did not end in time: the status is the answer.
-    if (!(timedOut && answer !== undefined)) return failure(error as NodeJS.ErrnoException, timeoutMs, elapsed());
+    return failed(networkFailure(error));
   }
-  const { status, body: text } = answer!;
-  if (status >= 200 && status < 300) return { kind: 'acknowledged', status, body: text, durationMs: elapsed() };
-  const redirect = status >= 300 && status < 400;
-  return {
-    kind: 'failed',
-    error: redirect ? `HTTP ${status} (redirects are not followed)` : `HTTP ${status}`,
-    reason: redirect ? 'redirect not followed' : null,
-    status,
-    body: text,
-    durationMs: elapsed(),
-  };
+  const { guard } = options;
+  const address = literalAddress(target);
+  // Node looks up host names only: an address written in the URL is judged here, before connecting.
+  if (guard !== undefined && address !== undefined && !guard.allows(address)) return failed(networkFailure({ code: 'EADDRNOTALLOWED' }));
+  const exchange = await exchangeWith(target, body, headers, timeoutMs, stop, address === undefined ? guard?.lookup : undefined);
+  const durationMs = Math.round(performance.now() - startedAt);
+  switch (exchange.ended) {
+    case 'stopped':
+      return { kind: 'stopped' };
+    case 'timeout':
+      return failed({ error: `no answer within ${timeoutMs / 1000} s`, reason: 'timeout' });
+    case 'error':
+      return failed(networkFailure(exchange.error));
+    case 'answered': {
+      const { status } = exchange;
+      if (status >= 200 && status < 300) return { kind: 'acknowledged', status, body: exchange.body, durationMs };
+      const redirect = status >= 300 && status < 400;
+      return {
+        kind: 'failed',
+        error: redirect ? `HTTP ${status} (redirects are not followed)` : `HTTP ${status}`,
+        reason: redirect ? 'redirect not followed' : null,
+        status,
+        body: exchange.body,
+        durationMs,
+      };
+    }
+  }
 }
 
-/** One request: resolves with the status and the first bytes of the body; `onStatus` hears the status as soon as it comes. */
-function exchange(
-  target: URL,
-  body: string,
-  headers: Record<string, string>,
-  timeoutMs: number,
-  stop: AbortSignal,
-  guard: AddressGuard | undefined,
-  onStatus: (status: number) => void,
-): Promise<Answer> {
-  return new Promise<Answer>((resolve, reject) => {
-    const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
-    const req = send(target, {
-      method: 'POST',
-      agent: false,
-      headers: {
-        'content-type': 'application/json',
-        'user-agent': 'user-service-webhooks',
-        'content-length': String(Buffer.byteLength(body)),
-        ...headers,
-      },
-      ...(guard ? { lookup: guard.lookup } : {}),
-    });
-    const timer = setTimeout(() => end(Object.assign(new Error(`no answer within ${timeoutMs / 1000} s`), { name: 'TimeoutError' })), timeoutMs);
-    const onStop = (): void => end(new Error('stopped'));
-    stop.addEventListener('abort', onStop, { once: true });
+/** One request and what came of it, within `timeoutMs` or until `stop`; never rejects, and leaves no connection open. */
+function exchangeWith(target: URL, body: string, headers: Record<string, string>, timeoutMs: number, stop: AbortSignal, lookup: LookupFunction | undefined): Promise<Exchange> {
+  return new Promise((resolve) => {
+    let status: number | undefined;
+    let request: ClientRequest | undefined;
+    let response: IncomingMessage | undefined;
+    const read: Buffer[] = [];
+    let readBytes = 0;
     let settled = false;
-    function end(error: Error | undefined, answer?: Answer): void {
+    const settle = (exchange: Exchange): void => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
       stop.removeEventListener('abort', onStop);
-      req.destroy();
-      if (error) reject(error);
-      else resolve(answer!);
-    }
-    req.on('error', (error) => end(error));
-    req.on('response', (res: IncomingMessage) => {
-      onStatus(res.statusCode ?? 0);
-      const chunks: Buffer[] = [];
-      let size = 0;
-      const finish = (): void => {
-        const bytes = Buffer.concat(chunks).subarray(0, MAX_ANSWER_BYTES);
-        end(undefined, { status: res.statusCode ?? 0, body: bytes.length === 0 ? null : bytes.toString('utf8') });
-      };
-      res.on('data', (chunk: Buffer) => {
-        chunks.push(chunk);
-        size += chunk.length;
-        if (size >= MAX_ANSWER_BYTES) finish();
+      response?.destroy();
+      request?.destroy();
+      resolve(exchange);
+    };
+    const answered = (): void => settle({ ended: 'answered', status: status!, body: readBytes === 0 ? null : textOf(read) });
+    const ended = (): void => (status === undefined ? settle({ ended: 'timeout' }) : answered());
+    const onStop = (): void => settle({ ended: 'stopped' });
+    const timer = setTimeout(ended, timeoutMs);
+    stop.addEventListener('abort', onStop, { once: true });
+    try {
+      request = (target.protocol === 'https:' ? httpsRequest : httpRequest)(target, {
+        method: 'POST',
+        // A connection per attempt: never one pooled by another endpoint's attempt, never left idle.
+        agent: false,
+        headers: { 'content-type': 'application/json', 'user-agent': 'user-service-webhooks', ...headers, 'content-length': String(Buffer.byteLength(body)) },
+        ...(lookup === undefined ? {} : { lookup }),
       });
-      res.on('end', finish);
-      res.on('error', (error) => end(error));
+    } catch (error) {
+      settle({ ended: 'error', error });
+      return;
+    }
+    // An error after the status (the body cut short, the request's body refused) keeps the status.
+    request.on('error', (error) => (status === undefined ? settle({ ended: 'error', error }) : answered()));
+    request.on('response', (res) => {
+      response = res;
+      status = res.statusCode;
+      res.on('data', (chunk: Buffer) => {
+        read.push(chunk);
+        readBytes += chunk.length;
+        if (readBytes >= BODY_BYTES) answered();
+      });
+      res.on('end', answered);
+      res.on('error', answered);
+      res.on('close', answered);
     });
-    req.end(body);
+    request.end(body);
   });
 }
 
-/** A request that got no status: why, in a few words and in the attempts log's word. */
-function failure(error: NodeJS.ErrnoException, timeoutMs: number, durationMs: number): PostResult {
-  if (error.name === 'TimeoutError') return { kind: 'failed', error: `no answer within ${timeoutMs / 1000} s`, reason: 'timeout', status: null, body: null, durationMs };
-  const code = typeof error.code === 'string' ? error.code : undefined;
-  const reason =
-    code === 'EADDRNOTALLOWED' ? 'address not allowed'
-    : code === 'ECONNREFUSED' ? 'refused'
-    : code === 'ECONNRESET' || code === 'EPIPE' ? 'reset'
-    : code === 'ENOTFOUND' || code === 'EAI_AGAIN' ? 'name not resolved'
-    : code === 'EHOSTUNREACH' || code === 'ENETUNREACH' ? 'unreachable'
-    : code?.startsWith('ERR_TLS') || code?.startsWith('ERR_SSL') || /certificate|SSL|TLS/i.test(error.message) ? 'tls error'
-    : 'request failed';
-  if (code === 'EADDRNOTALLOWED') return { kind: 'failed', error: error.message, reason, status: null, body: null, durationMs };
-  return { kind: 'failed', error: `request failed: ${code ?? error.message}`.slice(0, 200), reason, status: null, body: null, durationMs };
+/** The first BODY_BYTES as UTF-8 text, without a character cut in two at the end. */
+function textOf(chunks: Buffer[]): string {
+  return new StringDecoder('utf8').write(Buffer.concat(chunks).subarray(0, BODY_BYTES));
 }
