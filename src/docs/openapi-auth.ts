@@ -56,7 +56,7 @@ const scheme: Json = {
   scheme: 'bearer',
   description:
     'An API key made by `npm run key:new`, or a JWT from the identity provider the server trusts (`JWT_SECRET`, `JWT_PUBLIC_KEY_FILE` or `JWT_JWKS_URL`). ' +
-    'Scopes: `users:read` (read users) and `users:write` (create, update, delete), from the key, or from the JWT\'s `scope` or `scp` claim.',
+    'Scopes: `users:read` (read users), `users:write` (create, update, delete), `events:read` (the change-event stream) and `webhooks:admin` (webhook endpoints), from the key, or from the JWT\'s `scope` or `scp` claim.',
 };
 
 /**
@@ -72,6 +72,12 @@ export function describeAuth(source: Json, mode: ProtectedMode): Json {
   const users = doc.paths['/api/users']!;
   const user = doc.paths['/api/users/{id}']!;
   for (const operation of [users.post!, user.put!, user.patch!, user.delete!]) protect(operation, 'users:write');
+  // Webhook endpoints (served with EVENTS=on) need webhooks:admin whatever the mode.
+  for (const [path, item] of Object.entries(doc.paths)) {
+    if (path.startsWith('/api/webhooks/')) for (const operation of Object.values(item)) protect(operation, 'webhooks:admin');
+  }
+  // Its 403 with AUTH=off is answered no more: a token without the scope is.
+  delete (doc.components.responses as Json | undefined)?.WebhooksForbidden;
   if (mode === 'all') {
     protect(user.get!, 'users:read');
     // The list, and the event stream let in as it is (when served): either credential will do, the

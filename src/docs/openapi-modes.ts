@@ -49,16 +49,30 @@ export function describeService(contract: Json, { mode, metricsOnApiPort, auth, 
 
 const METRICS_TAG = 'operations';
 
-/** A server with EVENTS off serves no event stream and sends no webhooks: neither is described. */
+/** A server with EVENTS off serves no event stream, no webhook endpoints and sends no webhooks: none is described. */
 function withoutEvents(doc: Json, contract: Json): Json {
-  const served = (doc === contract ? structuredClone(contract) : doc) as Json & { paths: Json; webhooks?: Json; components: { schemas: Json; parameters: Json } };
+  const served = (doc === contract ? structuredClone(contract) : doc) as Json & {
+    paths: Json;
+    webhooks?: Json;
+    tags?: Array<{ name: string }>;
+    components: { schemas: Json; parameters: Json; responses: Json };
+  };
   delete served.paths['/api/users/events'];
   delete served.webhooks;
   delete served.components.schemas.UserEvent;
   delete served.components.parameters.EventsAfter;
   delete served.components.parameters.LastEventId;
+  for (const path of Object.keys(served.paths)) if (path.startsWith(WEBHOOK_ENDPOINTS)) delete served.paths[path];
+  for (const group of [served.components.schemas, served.components.parameters, served.components.responses]) {
+    for (const name of Object.keys(group)) if (name.includes('Webhook')) delete group[name];
+  }
+  if (served.tags) served.tags = served.tags.filter((tag) => tag.name !== WEBHOOKS_TAG);
   return served;
 }
+
+/** Where integrators manage their webhook endpoints (EVENTS=on only), and the tag of those operations. */
+export const WEBHOOK_ENDPOINTS = '/api/webhooks/endpoints';
+const WEBHOOKS_TAG = 'webhooks';
 
 /**
  * The API description of the service as it runs: openapi.json describes the contract, and an

@@ -385,8 +385,39 @@ const eventCases: Case[] = [
 
 /** Every case, as a service in `mode` must answer it (with `/metrics` when it serves that, the event stream with EVENTS=on). */
 export function casesFor(mode: ApiCompat, metricsOnApiPort: boolean, events = false): Case[] {
-  return [...normalCases(mode), ...(metricsOnApiPort ? metricsCases : []), ...(events ? eventCases : []), ...storageDown, ...poolFull, ...notReady, ...integrityCases];
+  return [
+    ...normalCases(mode),
+    ...(metricsOnApiPort ? metricsCases : []),
+    ...(events ? [...eventCases, ...webhookEndpointsWithoutAuth] : []),
+    ...storageDown,
+    ...poolFull,
+    ...notReady,
+    ...integrityCases,
+  ];
 }
+
+/**
+ * With AUTH=off every webhook endpoint operation answers 403 authOff (its other answers need a
+ * token: conformance-webhooks.test.ts proves them with AUTH on).
+ */
+const webhookEndpointsWithoutAuth: Case[] = [
+  ['listWebhookEndpoints', 'GET', '/api/webhooks/endpoints'],
+  ['createWebhookEndpoint', 'POST', '/api/webhooks/endpoints'],
+  ['getWebhookEndpoint', 'GET', '/api/webhooks/endpoints/1'],
+  ['updateWebhookEndpoint', 'PATCH', '/api/webhooks/endpoints/1'],
+  ['deleteWebhookEndpoint', 'DELETE', '/api/webhooks/endpoints/1'],
+  ['getWebhookEndpointSecret', 'GET', '/api/webhooks/endpoints/1/secret'],
+  ['rotateWebhookEndpointSecret', 'POST', '/api/webhooks/endpoints/1/secret/rotate'],
+  ['listWebhookAttempts', 'GET', '/api/webhooks/endpoints/1/attempts'],
+  ['getWebhookEndpointStats', 'GET', '/api/webhooks/endpoints/1/stats'],
+  ['recoverWebhookEndpoint', 'POST', '/api/webhooks/endpoints/1/recover'],
+  ['resendWebhookEvent', 'POST', '/api/webhooks/endpoints/1/events/1/resend'],
+].map(([operationId, method, path]) =>
+  row(operationId!, `${method} ${path} with AUTH=off -> 403 authOff`, [403, 'authOff'], send(method!, path!, { url: 'https://hooks.example.com/x' })),
+);
+
+/** The operations that need a token whatever the mode: every answer but AUTH=off's 403 is proven with AUTH on. */
+export const provenWithAuth = (path: string): boolean => path.startsWith('/api/webhooks/');
 
 /** Documented examples no case reproduces, and why. */
 export const examplesNotReproduced: Record<string, string> = {
