@@ -54,7 +54,10 @@ export class ChangeEvents {
   constructor(readonly options: ChangeEventsOptions) {
     const db = (this.db = new Database(options.pool, options.tuning.operationTimeoutMs, options.tuning.trustAnsweredWithinMs));
     this.log = new EventLog(db);
-    this.numbering = new EventNumbering(db, options.logger, (lastId) => this.streams?.numbered(lastId));
+    this.numbering = new EventNumbering(db, options.logger, (lastId) => {
+      this.streams?.numbered(lastId);
+      this.webhooks?.watermark.numbered(lastId);
+    });
     this.pruner = new Pruner(db, this.log, options.settings.retentionSeconds, options.logger, options.pruneIntervalMs);
     const { webhooks } = options.settings;
     this.webhooks = webhooks && new WebhookDelivery(db, this.log, webhooks, options.logger, options.metrics ? webhookMetrics(options.metrics) : unobserved);

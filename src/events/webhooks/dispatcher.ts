@@ -36,6 +36,8 @@ export interface DispatchDeps {
   retryForSeconds: number;
   /** True while the lease is surely held: required for every commit. */
   held(): boolean;
+  /** False when the outbox surely has no event after this id (OutboxWatermark): it is not read then. */
+  hasAfter?(id: number): boolean;
 }
 
 /** One user's events being delivered, one after another. */
@@ -82,7 +84,8 @@ export class Dispatcher {
     try {
       while (!signal.aborted) {
         const room = MAX_OPEN - this.open.size;
-        const events = room > 0 ? await this.deps.log.after(this.open.readThrough, Math.min(READ_EVENTS, room)) : [];
+        const fresh = this.deps.hasAfter?.(this.open.readThrough) ?? true;
+        const events = room > 0 && fresh ? await this.deps.log.after(this.open.readThrough, Math.min(READ_EVENTS, room)) : [];
         if (events.length > 0) await this.add(events, signal);
         await this.commit();
         if (events.length < READ_EVENTS) await sleep(room > 0 ? POLL_MS : FULL_MS, undefined, { signal }).catch(() => {});

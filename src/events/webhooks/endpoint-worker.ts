@@ -10,6 +10,7 @@ import { EndpointHealth } from './endpoint-health.js';
 import { endpointLease } from './endpoint-key.js';
 import { EndpointRows } from './endpoint-rows.js';
 import { FailingMark } from './failing-mark.js';
+import type { OutboxWatermark } from './outbox-watermark.js';
 import { linkedAbort } from './linked-abort.js';
 import type { WebhookObserver } from './metrics.js';
 import type { PostResult } from './post.js';
@@ -48,6 +49,8 @@ export interface EndpointOptions {
   attempts: AttemptLog;
   /** Who holds the lease when this worker does (see WebhookDelivery). */
   holder: string;
+  /** The process's last event id, shared by its endpoints: the outbox is read only when it has moved. */
+  watermark?: OutboxWatermark;
   /**
    * An API endpoint's settings as stored now: read after each take-over, so a process that has
    * not yet seen the endpoint disabled or removed gives the lease back without sending anything.
@@ -187,6 +190,7 @@ export class EndpointWorker {
       takes: (event) => target.takes(event.type),
       retryForSeconds: this.options.settings.retryForSeconds,
       held: () => this.lease.held(),
+      ...(this.options.watermark ? { hasAfter: this.options.watermark.hasAfter.bind(this.options.watermark) } : {}),
     };
     const through = await this.rows.open();
     // Which process delivers to an endpoint, and since when: one line per take-over.

@@ -13,6 +13,7 @@ import { EndpointDirectory } from './endpoint-directory.js';
 import { endpointKey } from './endpoint-key.js';
 import { EndpointWorker, type EndpointOptions } from './endpoint-worker.js';
 import { AttemptLog } from './endpoints/attempt-log.js';
+import { OutboxWatermark } from './outbox-watermark.js';
 import { EndpointStore } from './endpoints/endpoint-store.js';
 import type { WebhookObserver } from './metrics.js';
 import { shownUrl } from './shown-url.js';
@@ -34,6 +35,8 @@ export class WebhookDelivery {
   readonly directory: EndpointDirectory;
   readonly attempts: AttemptLog;
   readonly guard: AddressGuard;
+  /** Told by the numbering of this process's own events, at once. */
+  readonly watermark: OutboxWatermark;
   private readonly gauges: DeliveryGauges | undefined;
   private checking: Promise<void> | undefined;
   /** Resolves once WEBHOOK_URLS's endpoints are listed (the API waits for it before it lists them). */
@@ -50,7 +53,8 @@ export class WebhookDelivery {
     const holder = `${thisHolder}:${randomBytes(3).toString('hex')}`;
     this.attempts = new AttemptLog(db, logger);
     this.guard = new AddressGuard(settings.allowNetworks);
-    const common: Omit<EndpointOptions, 'target'> = { db, log, settings, logger, observer, holder, attempts: this.attempts };
+    this.watermark = new OutboxWatermark(log);
+    const common: Omit<EndpointOptions, 'target'> = { db, log, settings, logger, observer, holder, attempts: this.attempts, watermark: this.watermark };
     this.endpoints = settings.urls.map((url) => {
       const target = new DeliveryTarget(endpointKey(url), { url, eventTypes: null, keys: { current: settings.secret! } }, undefined, false);
       return new EndpointWorker({ ...common, target });
@@ -69,6 +73,7 @@ export class WebhookDelivery {
 
   async stop(): Promise<void> {
     await Promise.all([...this.endpoints.map((endpoint) => endpoint.stop()), this.directory.stop(), this.gauges?.stop(), this.listed, this.checking]);
+    this.watermark.stop();
     await this.attempts.flush();
   }
 
