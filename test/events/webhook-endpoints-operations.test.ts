@@ -145,4 +145,34 @@ describe('endpoints in operation', () => {
     await waitUntil('the probe got the last event', () => probe.acknowledged().some((each) => each.event.data.id === last));
     assert.equal(hook.received.length, seen, 'nothing sent after the answer to the disabling');
   });
+
+  test('endpoints made, changed and deleted while deliveries run: those left lose no event, and a deleted or disabled one gets nothing after its answer', async () => {
+    const db = await database('hook_churn');
+    const client = await started('hook_churn', endpointWebhooks(), db);
+    const stable = [await receiver(), await receiver()];
+    for (const one of stable) await client.create({ url: one.url, secret: one.secret });
+    const churned: Array<{ hook: Receiver; answeredAt: number }> = [];
+    const users: number[] = [];
+    const writing = (async () => {
+      for (let i = 0; i < 40; i++) users.push(await client.createUser(keys.writer.key, `churn-${i}`));
+    })();
+    for (let round = 0; round < 4; round++) {
+      const hook = await receiver();
+      const made = await client.create({ url: hook.url, secret: hook.secret });
+      await waitUntil('the new endpoint receiving', () => hook.received.length > 0 || users.length >= 40, { timeoutMs: 30_000 });
+      const removed = round % 2 === 0 ? await client.call('DELETE', `${BASE}/${made.id}`) : await client.call('PATCH', `${BASE}/${made.id}`, { disabled: true });
+      assert.ok(removed.status === 204 || removed.status === 200, removed.text);
+      churned.push({ hook, answeredAt: Date.now() });
+    }
+    await writing;
+    const last = users.at(-1)!;
+    const probe = await receiver();
+    await client.create({ url: probe.url, secret: probe.secret });
+    const after = await client.createUser(keys.writer.key, 'churn-probe');
+    await waitUntil('every stable endpoint got every user', () => stable.every((one) => users.every((id) => one.acknowledged().some((each) => each.event.data.id === id))), { timeoutMs: 60_000 });
+    await waitUntil('the probe got the last event', () => probe.acknowledged().some((each) => each.event.data.id === after));
+    for (const { hook, answeredAt } of churned) assert.deepEqual(hook.received.filter((each) => each.arrivedAt > answeredAt).map((each) => each.event.id), [], 'nothing after the answer');
+    for (const one of stable) assert.deepEqual(one.overlaps, []);
+    assert.ok(last > 0);
+  });
 });
