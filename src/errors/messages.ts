@@ -53,7 +53,7 @@ export const messages = {
   invalidCursor: 'cursor is not valid for this list: follow the Link header of the page before',
   /** EVENTS=on: the stream's resume point, as EventSource sends it on reconnecting. */
   lastEventIdNotInteger: 'Last-Event-ID must be a non-negative integer',
-  /** EVENTS=on: resuming from before the events already pruned: the client must read the current state again. */
+  /** EVENTS=on: resuming from before the events already pruned (streamMessages.gone adds where to resume). */
   eventsGone: 'Events after this id are no longer kept',
   /** IDEMPOTENCY=on: an Idempotency-Key that is empty, longer than 255 characters, or not visible ASCII. */
   invalidIdempotencyKey: 'Idempotency-Key must be 1-255 visible ASCII characters',
@@ -77,4 +77,16 @@ export const fieldMessages = {
   lengthRange: (parameter: string, max: number) => `${parameter} must be 1 to ${max} characters`,
   repeated: (parameter: string) => `${parameter} must be given at most once`,
   sortField: (fields: readonly string[]) => `sort must be one of ${fields.join(', ')}, or one of them after - for descending order`,
+} as const;
+
+/** The event stream's messages that carry ids. */
+export const streamMessages = {
+  /**
+   * Resuming from before the events already pruned: the client reads the current state again, then
+   * resumes after the last id pruned (every event after it is kept, once it exists).
+   */
+  gone: (prunedThrough: number, lastId: number) =>
+    lastId > prunedThrough
+      ? `${messages.eventsGone}: the oldest event still kept is ${prunedThrough + 1}; read the current state again, then resume from after=${prunedThrough}`
+      : `${messages.eventsGone}, and no event is kept now: read the current state again, then resume from after=${prunedThrough}`,
 } as const;

@@ -374,7 +374,7 @@ const eventCases: Case[] = [
   row('streamUserEvents', 'GET /api/users/events without pwd -> 401 invalidPassword', [401, 'invalidPassword'], send('GET', EVENTS)),
   row('streamUserEvents', 'GET /api/users/events with a wrong pwd -> 401 invalidPassword', [401, 'invalidPassword'], send('GET', `${EVENTS}?pwd=wrong`)),
   row('streamUserEvents', 'GET /api/users/events after 10 wrong passwords from its address -> 429 tooManyFailedAttempts', [429, 'tooManyFailedAttempts'], streamAfterTenFailures),
-  row('streamUserEvents', 'GET /api/users/events resuming before the pruned events -> 410 eventsGone', [410, 'eventsGone'], send('GET', `${EVENTS}?pwd=${TEST_PASSWORD}&after=0`), 'events-pruned'),
+  row('streamUserEvents', 'GET /api/users/events resuming before the pruned events -> 410 eventsGone, naming the oldest kept', [410, 'eventsGone'], send('GET', `${EVENTS}?pwd=${TEST_PASSWORD}&after=1`), 'events-pruned'),
   row('streamUserEvents', 'GET /api/users/events with the event tables renamed away -> 500 databaseError', [500, 'databaseError'], send('GET', `${EVENTS}?pwd=${TEST_PASSWORD}`), 'events-down'),
   row('streamUserEvents', 'GET /api/users/events with the connection queue full -> 503 busy', [503, 'busy'], send('GET', `${EVENTS}?pwd=${TEST_PASSWORD}`), 'pool-full'),
   row('streamUserEvents', 'GET /api/users/events before the schema is in place -> 503 starting', [503, 'starting'], send('GET', `${EVENTS}?pwd=${TEST_PASSWORD}`), 'not-ready'),
