@@ -56,6 +56,7 @@ function withoutEvents(doc: Json, contract: Json): Json {
   delete served.webhooks;
   delete served.components.schemas.UserEvent;
   delete served.components.parameters.EventsAfter;
+  delete served.components.parameters.EventTypes;
   delete served.components.parameters.LastEventId;
   return served;
 }

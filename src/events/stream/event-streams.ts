@@ -9,6 +9,7 @@ import { EventStream, type EventPages, type StreamEnd, type StreamLimits, type S
 import { EventTail, type TailSource } from './event-tail.js';
 import { unobservedStreams, type StreamObserver } from './metrics.js';
 import { writeStreamHead } from './sse.js';
+import type { TypeFilter } from './type-filter.js';
 
 export const defaultStreamLimits: Readonly<StreamLimits> = {
   pageSize: 500,
@@ -74,11 +75,11 @@ export class EventStreams {
   /**
    * Answers a stream request whose caller is let in: 410 when events after `after` were pruned,
    * its message naming the oldest kept; otherwise the stream, from `after` or (without it) from the
-   * last event read so far. `after` 0 is the oldest event kept,
+   * last event read so far, of every type or of `types` only. `after` 0 is the oldest event kept,
    * never a 410. A storage failure before the head (the first stream of an idle process reads the
    * outbox's marks) rejects, and is answered like any other.
    */
-  async serve(req: IncomingMessage, res: ServerResponse, after: number | undefined): Promise<void> {
+  async serve(req: IncomingMessage, res: ServerResponse, after: number | undefined, types?: TypeFilter): Promise<void> {
     if (this.closed) throw shuttingDown;
     await this.tail.current();
     let from = this.resumable(after ?? this.tail.head, after === 0, this.tail.prunedThrough);
@@ -88,7 +89,7 @@ export class EventStreams {
     if (this.closed) throw shuttingDown;
     writeStreamHead(res);
     if (req.method === 'HEAD') return void res.end();
-    const stream = new EventStream(res, this.source, from, this.limits, (ended, why) => this.ended(ended, res, why));
+    const stream = new EventStream(res, this.source, from, types, this.limits, (ended, why) => this.ended(ended, res, why));
     this.open.add(stream);
     this.tail.add(stream);
     this.keepAliveWhileOpen();
