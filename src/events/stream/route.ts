@@ -13,7 +13,7 @@ import type { Registry } from '../../metrics/registry.js';
 export interface EventStreamDeps {
   log: EventLog;
   logger: Logger;
-  /** Let in exactly as the list is: `pwd` and its guessing limit, or a token with users:read under AUTH=all. */
+  /** Let in as the list is (`pwd` and its guessing limit, or a token with users:read under AUTH=all), or with AUTH on by a token with events:read. */
   access: UserAccess;
   byPassword: PasswordGate;
   /** Tests only: shorter intervals and smaller bounds. */
@@ -31,6 +31,6 @@ export function registerEventStream(router: Router<Handler>, deps: EventStreamDe
     const { after, types } = streamRequest(req.headers, query);
     return streams.serve(req, res, after, types);
   };
-  router.add('GET', '/api/users/events', deps.access.list(deps.byPassword(stream), stream));
+  router.add('GET', '/api/users/events', deps.access.events(deps.byPassword(stream), stream));
   return streams;
 }
