@@ -13,10 +13,10 @@ import { singlePassword } from './password.js';
  * checks the bearer token before the handler runs, so a 401 or 403 comes before the body is
  * read or validated and before an unknown id's 404 (a refusal reveals nothing about a user).
  *
- * | AUTH   | create, update, delete | read one (and HEAD) | list                                   | event stream                                |
- * |--------|------------------------|---------------------|----------------------------------------|---------------------------------------------|
- * | off    | open                   | open                | pwd (the contract)                     | pwd                                         |
- * | writes | users:write            | open                | pwd (the contract)                     | a bearer token with events:read, or pwd     |
+ * | AUTH   | create, update, delete | read one (and HEAD) | list                                   | event stream                                   |
+ * |--------|------------------------|---------------------|----------------------------------------|------------------------------------------------|
+ * | off    | open                   | open                | pwd (the contract)                     | pwd                                            |
+ * | writes | users:write            | open                | pwd (the contract)                     | a bearer token with events:read, or pwd        |
  * | all    | users:write            | users:read          | a bearer token with users:read, or pwd | a token with users:read or events:read, or pwd |
  */
 export interface UserAccess {
