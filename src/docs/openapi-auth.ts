@@ -51,24 +51,28 @@ const forbidden: Json = {
   },
 };
 
-const scheme: Json = {
+const scheme = (stream: boolean): Json => ({
   type: 'http',
   scheme: 'bearer',
   description:
     'An API key made by `npm run key:new`, or a JWT from the identity provider the server trusts (`JWT_SECRET`, `JWT_PUBLIC_KEY_FILE` or `JWT_JWKS_URL`). ' +
-    'Scopes: `users:read` (read users), `users:write` (create, update, delete), `events:read` (the change-event stream) and `webhooks:admin` (webhook endpoints), from the key, or from the JWT\'s `scope` or `scp` claim.',
-};
+    `Scopes: \`users:read\` (read users)${stream ? ', `users:write` (create, update, delete), `events:read` (read the change-event stream) and `webhooks:admin` (manage webhook endpoints)' : ' and `users:write` (create, update, delete)'}, from the key, or from the JWT's \`scope\` or \`scp\` claim.`,
+});
+
+const EVENTS_PATH = '/api/users/events';
 
 /**
  * The description of a server with AUTH on: the bearer scheme, the scope each protected operation
  * needs, and its 401 and 403 answers, so Swagger UI's "Authorize" sends the token and generated
  * clients know it is needed. With `writes` the writes are protected; with `all` reading one user
- * too, and the list takes `pwd` or a token with `users:read`.
+ * too, and the list takes `pwd` or a token with `users:read`. The event stream, when served, takes
+ * what the list takes or a token with `events:read` (see describeStreamAuth).
  */
 export function describeAuth(source: Json, mode: ProtectedMode): Json {
   const doc = structuredClone(source) as Json & { info: Json; components: Json; paths: Record<string, Record<string, Operation>> };
-  doc.components.securitySchemes = { [BEARER_SCHEME]: scheme };
-  doc.info.description = `${String(doc.info.description)}\n\n${note[mode]}`;
+  const stream = doc.paths[EVENTS_PATH]?.get;
+  doc.components.securitySchemes = { [BEARER_SCHEME]: scheme(stream !== undefined) };
+  doc.info.description = `${String(doc.info.description)}\n\n${note[mode]}${stream ? ` ${streamNote[mode]}` : ''}`;
   const users = doc.paths['/api/users']!;
   const user = doc.paths['/api/users/{id}']!;
   for (const operation of [users.post!, user.put!, user.patch!, user.delete!]) protect(operation, 'users:write');
@@ -80,18 +84,67 @@ export function describeAuth(source: Json, mode: ProtectedMode): Json {
   delete (doc.components.responses as Json | undefined)?.WebhooksForbidden;
   if (mode === 'all') {
     protect(user.get!, 'users:read');
-    // The list, and the event stream let in as it is (when served): either credential will do, the
-    // token or the contract's pwd (an empty requirement: none in the header).
-    for (const list of [users.get!, doc.paths['/api/users/events']?.get].filter((op) => op !== undefined)) {
-      list.security = [{ [BEARER_SCHEME]: ['users:read'] }, {}];
-      list.responses['401'] = listUnauthorized(list.responses['401'] as Json | undefined);
-      list.responses['403'] = forbidden;
-      sortStatuses(list.responses);
-    }
+    // The list: either credential will do, the token or the contract's pwd (an empty requirement: none in the header).
+    const list = users.get!;
+    list.security = [{ [BEARER_SCHEME]: ['users:read'] }, {}];
+    list.responses['401'] = listUnauthorized(list.responses['401'] as Json | undefined);
+    list.responses['403'] = forbidden;
+    sortStatuses(list.responses);
     (doc.components.parameters as Json).AccessPassword = optionalPassword;
   }
+  if (stream) describeStreamAuth(stream, doc.components, mode);
   return doc;
 }
+
+/**
+ * The event stream with AUTH on: a token with `events:read` or the contract's `pwd`, and with
+ * `all` a token with `users:read` too, as on the list. With `writes` a token that does not let in
+ * is not answered for: `pwd` decides, with the contract's 401 (no 403).
+ */
+function describeStreamAuth(stream: Operation, components: Json, mode: ProtectedMode): void {
+  const parameters = components.parameters as Json;
+  parameters.StreamPassword = streamPassword[mode];
+  stream.parameters = stream.parameters?.map((parameter) => (parameter.$ref === '#/components/parameters/AccessPassword' ? { $ref: '#/components/parameters/StreamPassword' } : parameter));
+  if (mode === 'writes') {
+    stream.security = [{ [BEARER_SCHEME]: ['events:read'] }, {}];
+    const byPassword = stream.responses['401'] as { description: string } | undefined;
+    if (byPassword) stream.responses['401'] = { ...byPassword, description: `${byPassword.description} ${tokenIgnored}` };
+    return;
+  }
+  stream.security = [{ [BEARER_SCHEME]: ['users:read'] }, { [BEARER_SCHEME]: ['events:read'] }, {}];
+  stream.responses['401'] = listUnauthorized(stream.responses['401'] as Json | undefined);
+  stream.responses['403'] = streamForbidden;
+  sortStatuses(stream.responses);
+}
+
+const tokenIgnored = 'A bearer token that is not valid, or lacks `events:read`, does not let in and is not answered for: `pwd` decides, as without a token.';
+
+const streamForbidden: Json = {
+  ...forbidden,
+  description: 'A valid token with neither `users:read` nor `events:read` (the challenge names `users:read`, as on the list).',
+  headers: {
+    'WWW-Authenticate': challenge('The challenge of RFC 6750, naming `users:read`.', 'Bearer realm="users", error="insufficient_scope", scope="users:read"'),
+    ...REQUEST_ID,
+  },
+};
+
+const streamPasswordFor = (scopes: string): Json => ({
+  name: 'pwd',
+  in: 'query',
+  required: false,
+  description: `The access password; not needed when a bearer token with ${scopes} is sent.`,
+  schema: { type: 'string' },
+});
+
+const streamPassword: Record<ProtectedMode, Json> = {
+  writes: streamPasswordFor('`events:read`'),
+  all: streamPasswordFor('`users:read` or `events:read`'),
+};
+
+const streamNote: Record<ProtectedMode, string> = {
+  writes: 'The event stream (`GET /api/users/events`) takes `pwd` or a token with `events:read`.',
+  all: 'The event stream (`GET /api/users/events`) takes `pwd` or a token with `users:read` or `events:read`.',
+};
 
 const note: Record<ProtectedMode, string> = {
   writes:

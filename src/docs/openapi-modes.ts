@@ -61,6 +61,7 @@ function withoutEvents(doc: Json, contract: Json): Json {
   delete served.webhooks;
   delete served.components.schemas.UserEvent;
   delete served.components.parameters.EventsAfter;
+  delete served.components.parameters.EventTypes;
   delete served.components.parameters.LastEventId;
   for (const path of Object.keys(served.paths)) if (path.startsWith(WEBHOOK_ENDPOINTS)) delete served.paths[path];
   for (const group of [served.components.schemas, served.components.parameters, served.components.responses]) {

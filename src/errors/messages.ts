@@ -53,8 +53,10 @@ export const messages = {
   invalidCursor: 'cursor is not valid for this list: follow the Link header of the page before',
   /** EVENTS=on: the stream's resume point, as EventSource sends it on reconnecting. */
   lastEventIdNotInteger: 'Last-Event-ID must be a non-negative integer',
-  /** EVENTS=on: resuming from before the events already pruned: the client must read the current state again. */
+  /** EVENTS=on: resuming from before the events already pruned (streamMessages.gone adds where to resume). */
   eventsGone: 'Events after this id are no longer kept',
+  /** EVENTS=on: the stream's `types` is empty, or names something other than an event type. */
+  eventTypesInvalid: 'types must be a comma-separated list of event types: user.created, user.updated, user.deleted',
   /** IDEMPOTENCY=on: an Idempotency-Key that is empty, longer than 255 characters, or not visible ASCII. */
   invalidIdempotencyKey: 'Idempotency-Key must be 1-255 visible ASCII characters',
   /** IDEMPOTENCY=on: the key's first request is still being answered. */
@@ -77,4 +79,27 @@ export const fieldMessages = {
   lengthRange: (parameter: string, max: number) => `${parameter} must be 1 to ${max} characters`,
   repeated: (parameter: string) => `${parameter} must be given at most once`,
   sortField: (fields: readonly string[]) => `sort must be one of ${fields.join(', ')}, or one of them after - for descending order`,
+} as const;
+
+/** The longest part of a client's own text an answer quotes back. */
+const QUOTED_MAX = 40;
+
+/** A client's text as an answer quotes it: whole characters, at most QUOTED_MAX of them. */
+function quoted(text: string): string {
+  const characters = [...text];
+  return characters.length > QUOTED_MAX ? `${characters.slice(0, QUOTED_MAX).join('')}…` : text;
+}
+
+/** The event stream's messages that carry a value. */
+export const streamMessages = {
+  /**
+   * Resuming from before the events already pruned: the client reads the current state again, then
+   * resumes after the last id pruned (every event after it is kept, once it exists).
+   */
+  gone: (prunedThrough: number, lastId: number) =>
+    lastId > prunedThrough
+      ? `${messages.eventsGone}: the oldest event still kept is ${prunedThrough + 1}; read the current state again, then resume from after=${prunedThrough}`
+      : `${messages.eventsGone}, and no event is kept now: read the current state again, then resume from after=${prunedThrough}`,
+  /** A query parameter the stream does not take, named (cut to 40 characters), with those it takes. */
+  unknownParameter: (name: string, known: readonly string[]) => `unknown query parameter "${quoted(name)}": the stream takes ${known.join(', ')}`,
 } as const;

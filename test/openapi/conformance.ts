@@ -118,7 +118,11 @@ export function runConformance(mode: ApiCompat): void {
 
   if (events) {
     describe('with events pruned past the resume point', () => {
-      before(() => service.db.query('INSERT INTO event_sequence (id, last_id) VALUES (2, 1000) ON DUPLICATE KEY UPDATE last_id = 1000'));
+      // Events numbered through 1001 at least and pruned through 1000: the 410 names 1001 as the oldest kept.
+      before(async () => {
+        await service.db.query('INSERT INTO event_sequence (id, last_id) VALUES (1, 1001) ON DUPLICATE KEY UPDATE last_id = GREATEST(last_id, 1001)');
+        await service.db.query('INSERT INTO event_sequence (id, last_id) VALUES (2, 1000) ON DUPLICATE KEY UPDATE last_id = 1000');
+      });
       after(() => service.db.query('DELETE FROM event_sequence WHERE id = 2'));
       runCases('events-pruned');
     });

@@ -8,7 +8,7 @@ import { reconnectMs } from '../../src/events/stream/sse.js';
 function windowOf(count: number, maxEvents = 100, maxChars = 10_000): EventWindow {
   const window = new EventWindow(maxEvents, maxChars);
   window.reset(10);
-  for (let id = 11; id <= 10 + count; id++) window.push(`${id};`);
+  for (let id = 11; id <= 10 + count; id++) window.push(`${id};`, 'user.updated');
   return window;
 }
 
@@ -45,7 +45,7 @@ test('a reset empties the window, which then follows on from the id given', () =
   const window = windowOf(5);
   window.reset(40);
   assert.deepEqual([window.size, window.lastId, window.covers(39), window.covers(40)], [0, 40, false, true]);
-  window.push('41;');
+  window.push('41;', 'user.updated');
   assert.deepEqual(window.after(40, 100), { after: 40, through: 41, text: '41;' });
 });
 

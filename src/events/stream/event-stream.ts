@@ -5,6 +5,7 @@ import type { CatchUpReads } from './catch-up-reads.js';
 import type { EventText, EventWindow } from './event-window.js';
 import type { TailListener } from './event-tail.js';
 import { reconnectMs, sse } from './sse.js';
+import type { TypeFilter } from './type-filter.js';
 
 /** What a stream behind the window reads itself: pages of events after an id, and how far they were pruned. */
 export type EventPages = Pick<EventLog, 'after' | 'prunedThrough'>;
@@ -51,6 +52,11 @@ export interface StreamSource {
  * with those of every other stream behind (CatchUpReads). It waits for its reader to take each
  * write (`drain`) before the next; a reader that takes nothing within the drain timeout, or has
  * more than the bound unsent, is closed alone. A failed read ends nothing: it is tried again.
+ *
+ * A stream of some types (`?types=`) is sent only events of those, and an `id:` alone after events
+ * of other types (sse.id), so its reader's resume point is where the stream is, not its last event.
+ * Its share of each run of new events is taken from the window, built once for every stream of the
+ * same types.
  */
 export class EventStream implements TailListener {
   /** Written to as new events come: it has everything through the head, and its reader keeps up. */
@@ -62,6 +68,8 @@ export class EventStream implements TailListener {
     private readonly res: ServerResponse,
     private readonly source: StreamSource,
     private cursor: number,
+    /** The types it is sent; undefined: every type. */
+    private readonly types: TypeFilter | undefined,
     private readonly limits: Readonly<StreamLimits>,
     /** Told once, when the response has closed. */
     private readonly ended: (stream: EventStream, why: StreamEnd) => void,
@@ -79,7 +87,7 @@ export class EventStream implements TailListener {
 
   appended(run: EventText): void {
     if (!this.live || run.through <= this.cursor) return;
-    if (run.after !== this.cursor) return void this.catchUp();
+    if (run.after !== this.cursor || this.types !== undefined) return void this.catchUp();
     this.cursor = run.through;
     if (!this.write(run.text)) return;
     if (this.res.writableNeedDrain) void this.catchUp();
@@ -119,7 +127,7 @@ export class EventStream implements TailListener {
           this.live = true;
           return;
         }
-        const run = this.source.window.covers(this.cursor) ? this.source.window.after(this.cursor, this.limits.pieceChars) : undefined;
+        const run = this.source.window.covers(this.cursor) ? this.fromWindow() : undefined;
         if (run) {
           this.cursor = run.through;
           this.write(run.text);
@@ -130,6 +138,12 @@ export class EventStream implements TailListener {
     } finally {
       this.catchingUp = false;
     }
+  }
+
+  /** The events after the cursor the window holds, as many as a write takes, of the stream's types. */
+  private fromWindow(): EventText | undefined {
+    const { window } = this.source;
+    return this.types === undefined ? window.after(this.cursor, this.limits.pieceChars) : window.afterOf(this.cursor, this.limits.pieceChars, this.types);
   }
 
   /** One page after the cursor from the outbox, for a stream behind the window; a failure waits and lets the loop try again. */
@@ -147,9 +161,7 @@ export class EventStream implements TailListener {
     // Nothing after the cursor yet below the window: the window moved on meanwhile; look again.
     if (page.length === 0) return void (await sleep(this.limits.pollMs));
     for (let from = 0; from < page.length && this.open; ) {
-      let text = '';
-      let to = from;
-      while (to < page.length && (to === from || text.length < this.limits.pieceChars)) text += sse.event(page[to++]!);
+      const { text, to } = pieceOf(page, from, this.limits.pieceChars, this.types);
       this.cursor = page[to - 1]!.id;
       if (!this.write(text)) return;
       if (this.res.writableNeedDrain && !(await this.drained())) return this.stop('reader too slow');
@@ -188,4 +200,20 @@ export class EventStream implements TailListener {
 function followsOn(page: readonly StoredEvent[], cursor: number): boolean {
   if (page.length === 0) return false;
   return page[0]!.id === cursor + 1 && page[page.length - 1]!.id === cursor + page.length;
+}
+
+/**
+ * The next write of a page from `from` on: its events of the stream's types (all without a filter)
+ * until at least one is in and the text reaches `pieceChars`, else to the page's end; then an `id:`
+ * alone when the last event looked at was of another type. `to` is the index after that event.
+ */
+function pieceOf(page: readonly StoredEvent[], from: number, pieceChars: number, types: TypeFilter | undefined): { text: string; to: number } {
+  let text = '';
+  let to = from;
+  while (to < page.length && (text === '' || text.length < pieceChars)) {
+    const event = page[to++]!;
+    if (types === undefined || types.has(event.type)) text += sse.event(event);
+  }
+  const last = page[to - 1]!;
+  return { text: types === undefined || types.has(last.type) ? text : text + sse.id(last.id), to };
 }

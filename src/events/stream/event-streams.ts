@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { HttpError } from '../../errors/http-error.js';
-import { messages } from '../../errors/messages.js';
+import { messages, streamMessages } from '../../errors/messages.js';
 import { requestIdOf } from '../../http/request-id.js';
 import type { Logger } from '../../log/logger.js';
 import type { EventLog } from '../event-log.js';
@@ -9,6 +9,7 @@ import { EventStream, type EventPages, type StreamEnd, type StreamLimits, type S
 import { EventTail, type TailSource } from './event-tail.js';
 import { unobservedStreams, type StreamObserver } from './metrics.js';
 import { writeStreamHead } from './sse.js';
+import type { TypeFilter } from './type-filter.js';
 
 export const defaultStreamLimits: Readonly<StreamLimits> = {
   pageSize: 500,
@@ -25,7 +26,6 @@ export const defaultStreamLimits: Readonly<StreamLimits> = {
 /** How often the pruned mark is read again while streams are open: pruning runs once a minute. */
 const MARKS_MS = 5000;
 
-const gone = new HttpError(410, messages.eventsGone);
 const shuttingDown = new HttpError(503, messages.shuttingDown, { 'Retry-After': '1' });
 
 /**
@@ -73,27 +73,34 @@ export class EventStreams {
   }
 
   /**
-   * Answers a stream request whose caller is let in: 410 when events after `after` were pruned;
-   * otherwise the stream, from `after` or (without it) from the last event read so far. A storage
-   * failure before the head (the first stream of an idle process reads the outbox's marks) rejects,
-   * and is answered like any other.
+   * Answers a stream request whose caller is let in: 410 when events after `after` were pruned,
+   * its message naming the oldest kept; otherwise the stream, from `after` or (without it) from the
+   * last event read so far, of every type or of `types` only. `after` 0 is the oldest event kept,
+   * never a 410. A storage failure before the head (the first stream of an idle process reads the
+   * outbox's marks) rejects, and is answered like any other.
    */
-  async serve(req: IncomingMessage, res: ServerResponse, after: number | undefined): Promise<void> {
+  async serve(req: IncomingMessage, res: ServerResponse, after: number | undefined, types?: TypeFilter): Promise<void> {
     if (this.closed) throw shuttingDown;
     await this.tail.current();
-    const from = after ?? this.tail.head;
-    if (from < this.tail.prunedThrough) throw gone;
+    let from = this.resumable(after ?? this.tail.head, after === 0, this.tail.prunedThrough);
     // Behind the window, the pruned mark read now decides: it may have moved since the tail read it.
-    if (!this.tail.window.covers(from) && from < (await this.source.reads.run(() => this.catchUpLog.prunedThrough()))) throw gone;
+    if (!this.tail.window.covers(from)) from = this.resumable(from, after === 0, await this.source.reads.run(() => this.catchUpLog.prunedThrough()));
     if (res.destroyed) return;
     if (this.closed) throw shuttingDown;
     writeStreamHead(res);
     if (req.method === 'HEAD') return void res.end();
-    const stream = new EventStream(res, this.source, from, this.limits, (ended, why) => this.ended(ended, res, why));
+    const stream = new EventStream(res, this.source, from, types, this.limits, (ended, why) => this.ended(ended, res, why));
     this.open.add(stream);
     this.tail.add(stream);
     this.keepAliveWhileOpen();
     stream.start();
+  }
+
+  /** Where a stream resuming after `from` starts, given the events pruned: after them when it asked for the oldest kept, else 410 if it missed some. */
+  private resumable(from: number, oldestKept: boolean, prunedThrough: number): number {
+    if (from >= prunedThrough) return from;
+    if (oldestKept) return prunedThrough;
+    throw new HttpError(410, streamMessages.gone(prunedThrough, this.tail.head));
   }
 
   /** This process numbered events through `lastId`: the streams get them without waiting for the next look. */

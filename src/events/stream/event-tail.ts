@@ -160,7 +160,7 @@ export class EventTail {
     let run: EventText | undefined;
     for (const event of page) {
       const text = sse.event(event);
-      this.window.push(text);
+      this.window.push(text, event.type);
       if (run && run.text.length + text.length <= this.limits.pieceChars) {
         run.text += text;
         run.through = event.id;

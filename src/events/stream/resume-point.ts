@@ -9,16 +9,15 @@ const repeatedAfter = new HttpError(400, fieldMessages.repeated('after'));
 
 /**
  * The id after which a stream resumes: `Last-Event-ID` (what EventSource sends on reconnecting)
- * wins over `?after=`; undefined when neither is given (only events from now on). Either must be
- * a canonical non-negative integer (`0`, `42`; not `042`, `+1`, `1.0` or an empty value).
+ * wins over `?after=` (the query's `after` values); undefined when neither is given (only events
+ * from now on). Either must be a canonical non-negative integer (`0`, `42`; not `042`, `+1`, `1.0`
+ * or an empty value).
  */
-export function resumePoint(headers: IncomingHttpHeaders, query: string): number | undefined {
+export function resumePoint(headers: IncomingHttpHeaders, after: readonly string[]): number | undefined {
   const header = headers['last-event-id'];
   if (header !== undefined) return eventId(typeof header === 'string' ? header : header.join(','), badHeader);
-  if (!query.includes('after')) return undefined;
-  const values = new URLSearchParams(query).getAll('after');
-  if (values.length > 1) throw repeatedAfter;
-  return values.length === 0 ? undefined : eventId(values[0]!, badAfter);
+  if (after.length > 1) throw repeatedAfter;
+  return after.length === 0 ? undefined : eventId(after[0]!, badAfter);
 }
 
 function eventId(text: string, refusal: HttpError): number {

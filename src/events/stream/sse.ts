@@ -16,6 +16,12 @@ export const sse = {
   keepAlive: ': keep-alive\n\n',
   /** eventJson is one line (JSON escapes CR and LF), so one `data:` field carries it. */
   event: (event: StoredEvent): string => `id: ${event.id}\nevent: ${event.type}\ndata: ${eventJson(event)}\n\n`,
+  /**
+   * An `id:` alone: no event, but the reader's resume point (EventSource's lastEventId, the
+   * `Last-Event-ID` it reconnects with) moves to it. A stream of some types sends it after events
+   * of other types, so a reader resuming is not sent them again, nor told 410 for them.
+   */
+  id: (id: number): string => `id: ${id}\n\n`,
   events: (events: readonly StoredEvent[]): string => {
     let text = '';
     for (const event of events) text += sse.event(event);
