@@ -5,18 +5,19 @@ import type { Handler } from '../../src/http/context.js';
 import { Router } from '../../src/http/router.js';
 import { request } from '../helpers/http.js';
 import { startService, type RunningService } from '../helpers/service.js';
+import { endpointWebhooks } from './support/endpoint-admin.js';
 import { describeApi, responseKey, routerPath, type ApiDescription, type OpenApiDocument } from '../openapi/document.js';
 
 describe('with EVENTS=on the served /openapi.json and the router agree on the stream', () => {
   let service: RunningService;
   let api: ApiDescription;
   before(async () => {
-    service = await startService('stream_described', { events: { retentionSeconds: 86_400, webhooks: undefined } });
+    service = await startService('stream_described', { events: { retentionSeconds: 86_400, webhooks: endpointWebhooks() } });
     api = describeApi((await request(service.baseUrl, 'GET', '/openapi.json')).json as OpenApiDocument);
   });
   after(() => service?.close());
 
-  test('every API route served, the stream included, is documented, and every documented operation is served', () => {
+  test('every API route served, the stream and the webhook endpoints included, is documented, and every documented operation is served', () => {
     const docsOnly = new Router<Handler>();
     registerDocsRoutes(docsOnly);
     const docsRoutes = new Set(docsOnly.routes().map(({ method, path }) => `${method} ${path}`));
