@@ -10,19 +10,8 @@ import { Router } from '../../src/http/router.js';
 import { request, type ApiResponse } from '../helpers/http.js';
 import { startService, type RunningService, type ServiceOptions } from '../helpers/service.js';
 import { casesFor, examplesNotReproduced, provenWithAuth, type Case, type Setup } from './cases.js';
-import type { WebhookSettings } from '../../src/config/environment.js';
+import { endpointWebhooks } from '../events/support/endpoint-admin.js';
 
-/** EVENTS=on as the service reads it without WEBHOOK_URLS: no operator endpoints, the webhook endpoint routes served. */
-const NO_WEBHOOK_URLS: WebhookSettings = {
-  urls: [],
-  secret: undefined,
-  retryForSeconds: 3 * 86_400,
-  timeoutSeconds: 10,
-  concurrency: 8,
-  allowNetworks: [],
-  httpsOnly: false,
-  disableAfterSeconds: 5 * 86_400,
-};
 import { contractApi, describeApi, responseKey, routerPath, type ApiDescription, type OpenApiDocument } from './document.js';
 import { schemaErrors } from './schemas.js';
 
@@ -45,7 +34,7 @@ export function runConformance(mode: ApiCompat): void {
     trustProxy: true,
     guessing: { maxFailures: 10, windowSeconds: 60 },
     ...(metricsOnApiPort ? { metrics: { onApiPort: true } } : {}),
-    ...(events ? { events: { retentionSeconds: 7 * 86_400, webhooks: NO_WEBHOOK_URLS } } : {}),
+    ...(events ? { events: { retentionSeconds: 7 * 86_400, webhooks: endpointWebhooks() } } : {}),
   };
 
   before(async () => {

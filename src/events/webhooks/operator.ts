@@ -7,6 +7,7 @@ import { EventLog } from '../event-log.js';
 import { endpointCounts, type EndpointCount } from './endpoint-counts.js';
 import type { FailedDelivery, LeftBehind, PendingDelivery } from './delivery-listing.js';
 import { shownUrl } from './shown-url.js';
+import { wakeFirsts } from './wake-firsts.js';
 
 /** Why `npm run webhooks` cannot go on, in one line for the operator: an endpoint it does not know, no webhook tables. */
 export class WebhookToolError extends Error {}
@@ -145,14 +146,7 @@ export class WebhookOperator {
       moved += affectedRows;
       if (affectedRows < PAGE) break;
     }
-    // Each user's first moved delivery, with none of that user before it, is due now; the rest follow it.
-    for (;;) {
-      const rows = await this.db.read<Array<{ event_id: number | string }>>(webhookSql.stranded, [to.endpoint, PAGE]);
-      if (rows.length === 0) break;
-      const ids = padded(rows.map((row) => Number(row.event_id)));
-      await this.db.write(webhookSql.wake(ids.length), [to.endpoint, ...ids]);
-      if (rows.length < PAGE) break;
-    }
+    await wakeFirsts(this.db, to.endpoint);
     await this.db.write(webhookSql.dropEndpoint, [from.endpoint]);
     return { from: shownUrl(from.url), to: shownUrl(to.url), moved, toDelivered: to.delivered };
   }

@@ -3,16 +3,14 @@ import { padded } from '../../../db/batcher.js';
 import type { Database } from '../../../db/database.js';
 import { decodeBatch, type BatchRow } from '../../../db/event-batches.js';
 import { endpointSql } from '../../../db/webhook-endpoint-statements.js';
-import { webhookSql } from '../../../db/webhook-statements.js';
 import type { EventLog, StoredEvent } from '../../event-log.js';
 import type { EndpointRecord } from './endpoint-record.js';
+import { wakeFirsts } from '../wake-firsts.js';
 
 /** Batches read from the outbox at a time. */
 const READ_BATCHES = 100;
 /** Deliveries queued per statement at most. */
 const QUEUE_CHUNK = 128;
-/** Waiting deliveries made due per statement. */
-const WAKE_CHUNK = 500;
 /** How long a resend waits, at most, for the endpoint's mark to pass an event just delivered: tries of PASS_WAIT_MS. */
 const PASS_TRIES = 30;
 const PASS_WAIT_MS = 100;
@@ -54,7 +52,7 @@ export class EndpointRecovery {
       count += await this.requeue(record, await this.notAcknowledged(record, events));
       if (rows.length < READ_BATCHES) break;
     }
-    await this.wakeFirsts(record);
+    await wakeFirsts(this.db, record.endpoint);
     return count;
   }
 
@@ -64,7 +62,7 @@ export class EndpointRecovery {
     if (event === undefined || !takes(record, event)) return false;
     if (await this.passed(record, eventId)) {
       await this.requeue(record, [event]);
-      await this.wakeFirsts(record);
+      await wakeFirsts(this.db, record.endpoint);
     }
     return true;
   }
@@ -101,17 +99,6 @@ export class EndpointRecovery {
       await this.db.write(endpointSql.requeue(chunk.length), chunk.flatMap((event) => [record.endpoint, event.id, event.user_id]));
     }
     return events.length;
-  }
-
-  /** Each user's first waiting delivery with nothing pending before it is due now. */
-  private async wakeFirsts(record: EndpointRecord): Promise<void> {
-    for (;;) {
-      const rows = await this.db.read<Array<{ event_id: number | string }>>(webhookSql.stranded, [record.endpoint, WAKE_CHUNK]);
-      if (rows.length === 0) return;
-      const ids = padded(rows.map((row) => Number(row.event_id)));
-      await this.db.write(webhookSql.wake(ids.length), [record.endpoint, ...ids]);
-      if (rows.length < WAKE_CHUNK) return;
-    }
   }
 }
 
