@@ -37,6 +37,12 @@ export interface BenchOptions {
   events: 'off' | 'on' | 'both';
   /** Streams mode: the steps, `<listeners>[@<writes per second>]`, comma-separated. */
   listeners: string;
+  /** Webhooks mode: counts of API endpoints to measure, each on a fresh service (empty: WEBHOOK_URLS as before). */
+  endpoints: number[];
+  /** Throughput mode with events on: WEBHOOK_URLS of a local receiver on every side (0 or 1). */
+  webhookUrls: number;
+  /** Throughput mode with events on: endpoints made through the API before the sides of this build start. */
+  apiEndpoints: number;
   /** Streams mode: writes per second of a step that names none. */
   rate: number;
   /** Throughput mode: db-direct also at these concurrencies (loops, each with a connection), its best run reported. */
@@ -84,6 +90,14 @@ export const usage = `Usage: npx tsx bench/run.ts [options]
   --listeners <steps>        streams mode: how many streams to open, step by step, each optionally
                              @writes/s (default 10,1000,2000,10000@2); needs an open-files limit above
                              the largest (\`ulimit -n\`)
+  --endpoints <n,n>          webhooks mode: instead of WEBHOOK_URLS, this many endpoints made through the
+                             API, each count on a fresh service (e.g. 1,10,100), creates at 5/s: the time
+                             from a 201 to the last endpoint's acknowledgement, statements per delivery
+  --webhook-urls 0|1         throughput mode with --events on: every side delivers to a local receiver
+                             named in WEBHOOK_URLS
+  --api-endpoints <n>        throughput mode with --events on: n endpoints made through the API, at the
+                             same receiver, delivered to by the sides of this build (a baseline
+                             without the API knows none of them)
   --rate <n>                 streams mode: creates per second of a step that names none (default 20)
   --direct-best <n,n>        throughput mode: db-direct also run at these concurrencies (loops, each
                              with a connection of its own), and the best reported as the bare client's
@@ -110,6 +124,9 @@ export function parseOptions(argv: string[]): BenchOptions {
       baseline: { type: 'string' },
       events: { type: 'string', default: 'off' },
       listeners: { type: 'string', default: '10,1000,2000,10000@2' },
+      endpoints: { type: 'string' },
+      'webhook-urls': { type: 'string', default: '0' },
+      'api-endpoints': { type: 'string', default: '0' },
       rate: { type: 'string', default: '20' },
       'direct-best': { type: 'string' },
       'accuracy-seconds': { type: 'string', default: '30' },
@@ -130,6 +147,9 @@ export function parseOptions(argv: string[]): BenchOptions {
   if (workers > 1 && values['service-log'] === 'off') fail('--workers above 1 needs the real entry point: --service-log null or pipe');
   if (values.baseline !== undefined && !['throughput', 'memory', 'startup', 'tracing'].includes(values.mode)) fail('--baseline is for the throughput, memory, startup and tracing modes');
   if (values.events !== 'off' && values.mode !== 'throughput') fail('--events is for the throughput mode');
+  if ((values['webhook-urls'] !== '0' || values['api-endpoints'] !== '0') && (values.mode !== 'throughput' || values.events !== 'on')) {
+    fail('--webhook-urls and --api-endpoints are for the throughput mode with --events on');
+  }
   if (values.baseline !== undefined && values['service-log'] === 'off') fail('--baseline needs the real entry point on both sides: --service-log null or pipe');
   return {
     mode: oneOf(values.mode, ['throughput', 'memory', 'cluster', 'finding', 'online-index', 'webhooks', 'streams', 'limits', 'startup', 'tracing'] as const, 'mode'),
@@ -148,6 +168,9 @@ export function parseOptions(argv: string[]): BenchOptions {
     baseline: values.baseline,
     events: oneOf(values.events, ['off', 'on', 'both'] as const, 'events'),
     listeners: values.listeners,
+    endpoints: endpointCounts(values.endpoints, values.mode),
+    webhookUrls: oneOf(values['webhook-urls'], ['0', '1'] as const, 'webhook-urls') === '1' ? 1 : 0,
+    apiEndpoints: endpointCounts(values['api-endpoints'] === '0' ? undefined : values['api-endpoints'], 'webhooks')[0] ?? 0,
     rate: positive(values.rate, 'rate'),
     directConcurrency: (values['direct-best'] ?? '').split(',').filter(Boolean).map((each) => Math.round(positive(each, 'direct-best'))),
     accuracySec: Math.round(positive(values['accuracy-seconds'], 'accuracy-seconds')),
@@ -170,4 +193,13 @@ function oneOf<T extends string>(raw: string, allowed: readonly T[], name: strin
 function fail(message: string): never {
   console.error(`${message}\n\n${usage}`);
   process.exit(2);
+}
+
+/** `--endpoints 1,10,100`: whole counts from 1 to 1000, for the webhooks mode. */
+function endpointCounts(raw: string | undefined, mode: string | undefined): number[] {
+  if (raw === undefined) return [];
+  if (mode !== 'webhooks') fail('--endpoints is for the webhooks mode');
+  const counts = raw.split(',').map(Number);
+  if (counts.some((count) => !Number.isInteger(count) || count < 1 || count > 1000)) fail(`--endpoints takes counts from 1 to 1000, got "${raw}"`);
+  return counts;
 }

@@ -39,6 +39,7 @@ function deadlineMs(o: BenchOptions): number {
   // Loading, then building three indexes under load: about a minute for a million users on a busy machine.
   if (o.mode === 'online-index') return (180 + o.rows / 2000) * 1000;
   // Two phases of load, each followed by the wait for its deliveries (at most two minutes).
+  if (o.mode === 'webhooks' && o.endpoints.length > 0) return o.endpoints.reduce((sum, count) => sum + 90 + count / 5 + o.durationSec + 60, 60) * 1000;
   if (o.mode === 'webhooks') return (120 + 2 * (o.durationSec + 120)) * 1000;
   // Each step: opening its streams (a thousand a second or so), its writes, and the wait for every event to arrive (at most a minute).
   if (o.mode === 'streams') return (120 + o.listeners.split(',').reduce((sum, step) => sum + Number(step.split('@')[0]) / 500 + o.durationSec + 90, 0)) * 1000;

@@ -9,6 +9,7 @@ import type { BenchOptions } from './options.js';
 import { describeMachine, fixed, formatTable, machineLine, progress, writeResults, type Machine } from './report.js';
 import { scrapeWhile } from './metrics-scraper.js';
 import { startService, type RunningService } from './service.js';
+import { hookTargets } from './hook-targets.js';
 import { scenarioNamed } from './workload.js';
 
 /** One service measured: this checkout or the baseline, with change events off or on. */
@@ -80,8 +81,10 @@ export async function runThroughput(options: BenchOptions): Promise<void> {
   const specs = sidesOf(options);
   // Started one after the other, events off first: each sets up the schema its settings need.
   const services: RunningService[] = [];
+  const hooks = await hookTargets(options, db.config);
+  if (hooks) onCleanup(() => hooks.stop());
   for (const spec of [...specs].sort((a, b) => Number(a.events) - Number(b.events))) {
-    const env = spec.events ? { EVENTS: 'on' } : { EVENTS: 'off' };
+    const env = spec.events ? { EVENTS: 'on', ...hooks?.env, ...(spec.baseline ? {} : hooks?.currentEnv) } : { EVENTS: 'off' };
     services[specs.indexOf(spec)] = await startService(db.config, password, { ...options, env }, spec.baseline ? baseline!.entry : undefined);
   }
 

@@ -7,6 +7,7 @@ import { describeMachine, fixed, formatTable, machineLine, progress, writeResult
 import { startService } from './service.js';
 import { startSteadyLoad } from './steady-load.js';
 import { scenarioNamed } from './workload.js';
+import { runWebhookEndpoints } from './webhook-endpoints.js';
 
 /** Creates per second in the steady phase: well under what the service and one endpoint can carry, so the delay is latency, not backlog. */
 const STEADY_PER_SECOND = 200;
@@ -41,6 +42,7 @@ export interface PhaseFigures {
  * and the delay from an event's commit to its delivery (p50, p99). Writes bench/results/webhooks-latest.json.
  */
 export async function runWebhooks(options: BenchOptions): Promise<void> {
+  if (options.endpoints.length > 0) return runWebhookEndpoints(options, options.endpoints);
   const db = await createBenchDatabase();
   const receiver = await startReceiver();
   const password = randomBytes(12).toString('hex');
