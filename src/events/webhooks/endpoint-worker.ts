@@ -13,7 +13,7 @@ import { FailingMark } from './failing-mark.js';
 import type { OutboxWatermark } from './outbox-watermark.js';
 import { linkedAbort } from './linked-abort.js';
 import type { WebhookObserver } from './metrics.js';
-import type { PostResult } from './post.js';
+import { endpointAgents, type EndpointAgents, type PostResult } from './post.js';
 import { retryDue, type RetryDeps } from './retries.js';
 import { Sender } from './sender.js';
 import { shownUrl } from './shown-url.js';
@@ -71,6 +71,8 @@ export class EndpointWorker {
   private readonly sender: Sender;
   private readonly health: EndpointHealth;
   private readonly mark: FailingMark;
+  /** This endpoint's own connections, kept between attempts. */
+  private readonly agents: EndpointAgents;
   private readonly slots: Slots;
   private readonly stopping = new AbortController();
   private running: Promise<void> | undefined;
@@ -84,7 +86,8 @@ export class EndpointWorker {
     this.shown = shownUrl(target.url);
     this.health = new EndpointHealth(this.shown, logger);
     this.mark = new FailingMark(db, target.key, logger);
-    this.sender = new Sender(target, settings.timeoutSeconds * 1000, { observer, health: this.health, mark: this.mark, attempts });
+    this.agents = endpointAgents(settings.concurrency);
+    this.sender = new Sender(target, settings.timeoutSeconds * 1000, { observer, health: this.health, mark: this.mark, attempts }, this.agents);
     this.slots = new Slots(settings.concurrency);
   }
 
@@ -96,6 +99,8 @@ export class EndpointWorker {
   async stop(): Promise<void> {
     this.stopping.abort();
     await this.running;
+    this.agents.http.destroy();
+    this.agents.https.destroy();
   }
 
   private async run(): Promise<void> {

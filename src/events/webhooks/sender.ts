@@ -6,7 +6,7 @@ import { utcNow } from './endpoints/attempt-log.js';
 import type { EndpointHealth } from './endpoint-health.js';
 import type { FailingMark } from './failing-mark.js';
 import type { WebhookObserver } from './metrics.js';
-import { post, type PostResult } from './post.js';
+import { post, type EndpointAgents, type PostResult } from './post.js';
 import { signedHeaders, webhookId } from './signature.js';
 import { attemptSpanOf, TRACEPARENT_HEADER, traceparentOf, type SpanContext } from '../../tracing/trace-context.js';
 import { activeTracing } from '../../tracing/tracing.js';
@@ -31,6 +31,7 @@ export class Sender {
     private readonly target: DeliveryTarget,
     private readonly timeoutMs: number,
     private readonly witnesses: AttemptWitnesses,
+    private readonly agents: EndpointAgents,
   ) {}
 
   async send(event: StoredEvent, stop: AbortSignal): Promise<PostResult> {
@@ -40,7 +41,7 @@ export class Sender {
     headers[TRACEPARENT_HEADER] = traceparentOf(span);
     const startMs = performance.timeOrigin + performance.now();
     const url = this.target.url;
-    const result = await post(url, body, headers, this.timeoutMs, stop, { guard: this.target.guard });
+    const result = await post(url, body, headers, this.timeoutMs, stop, { guard: this.target.guard, agents: this.agents });
     if (result.kind === 'stopped') return result;
     if (span.sampled) this.traced(url, span, event, startMs, result);
     const { observer, health, mark, attempts } = this.witnesses;
