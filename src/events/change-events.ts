@@ -1,5 +1,6 @@
 import type { EventSettings } from '../config/environment.js';
 import type { ConnectionSource } from '../db/connection-source.js';
+import { BackgroundDatabase } from '../db/background-database.js';
 import { Database } from '../db/database.js';
 import type { PoolTuning } from '../db/pool-tuning.js';
 import type { Logger } from '../log/logger.js';
@@ -24,6 +25,9 @@ import { adminAccess } from './webhooks/endpoints/http/admin-access.js';
 import { registerEndpointRoutes } from './webhooks/endpoints/http/endpoint-routes.js';
 import { unobserved, webhookMetrics } from './webhooks/metrics.js';
 import { WebhookDelivery } from './webhooks/webhook-delivery.js';
+
+/** Connections webhook delivery holds at once at most, of the pool every request shares. */
+const DELIVERY_CONNECTIONS = 2;
 
 export interface ChangeEventsOptions {
   pool: ConnectionSource;
@@ -60,7 +64,10 @@ export class ChangeEvents {
     });
     this.pruner = new Pruner(db, this.log, options.settings.retentionSeconds, options.logger, options.pruneIntervalMs);
     const { webhooks } = options.settings;
-    this.webhooks = webhooks && new WebhookDelivery(db, this.log, webhooks, options.logger, options.metrics ? webhookMetrics(options.metrics) : unobserved);
+    // Delivery holds at most a few of the pool's connections at once, whatever its backlog: requests keep the rest.
+    const background = new BackgroundDatabase(options.pool, options.tuning.operationTimeoutMs, options.tuning.trustAnsweredWithinMs, DELIVERY_CONNECTIONS);
+    this.webhooks =
+      webhooks && new WebhookDelivery(background, new EventLog(background), webhooks, options.logger, options.metrics ? webhookMetrics(options.metrics) : unobserved);
   }
 
   /** What the store tells of the events it commits: they are numbered at once. */
