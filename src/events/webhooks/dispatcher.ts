@@ -15,8 +15,14 @@ const READ_EVENTS = 200;
 const MAX_OPEN = 1000;
 /** While fewer events than a full read came, the outbox is read, and settled events committed, this often. */
 const POLL_MS = 200;
-/** While MAX_OPEN events are open, settled ones are committed (making room) this often. */
+/** While MAX_OPEN events are open, the dispatcher looks this often whether enough have settled to commit (making room). */
 const FULL_MS = 10;
+/**
+ * While full, settled events are committed once this many are, or POLL_MS after the last commit:
+ * a busy endpoint makes room quickly, and a hundred endpoints sharing the process's pace do not
+ * each commit a handful of events every FULL_MS.
+ */
+const FULL_COMMIT_EVENTS = MAX_OPEN / 4;
 
 /** The lease may have run out, or another process moved the endpoint's mark: this one must stop delivering. */
 export class LostEndpoint extends Error {
@@ -65,6 +71,7 @@ export class Dispatcher {
   private readonly open: OpenEvents;
   private readonly lanes = new Map<number, Lane>();
   private readonly running = new Set<Promise<void>>();
+  private committedAt = performance.now();
 
   constructor(
     private readonly deps: DispatchDeps,
@@ -87,7 +94,7 @@ export class Dispatcher {
         const fresh = this.deps.hasAfter?.(this.open.readThrough) ?? true;
         const events = room > 0 && fresh ? await this.deps.log.after(this.open.readThrough, Math.min(READ_EVENTS, room)) : [];
         if (events.length > 0) await this.add(events, signal);
-        await this.commit();
+        await this.commit(room > 0 ? 1 : FULL_COMMIT_EVENTS);
         if (events.length < READ_EVENTS) await sleep(room > 0 ? POLL_MS : FULL_MS, undefined, { signal }).catch(() => {});
       }
     } catch (error) {
@@ -146,9 +153,12 @@ export class Dispatcher {
     }
   }
 
-  private async commit(): Promise<void> {
+  /** Commits the settled events from the first, if at least `least` (or it is POLL_MS since the last commit). */
+  private async commit(least = 1): Promise<void> {
     const checkpoint = this.open.nextCheckpoint();
     if (checkpoint === undefined) return;
+    if (checkpoint.count < least && performance.now() - this.committedAt < POLL_MS) return;
+    this.committedAt = performance.now();
     if (!this.deps.held()) throw new LostEndpoint('the lease may have expired');
     if (!(await this.deps.rows.commit(checkpoint.from, checkpoint.through, checkpoint.queued))) {
       throw new LostEndpoint('another process moved the endpoint on');

@@ -18,6 +18,7 @@ import { retryDue, type RetryDeps } from './retries.js';
 import { Sender } from './sender.js';
 import { shownUrl } from './shown-url.js';
 import { Slots } from './slots.js';
+import type { DeliveryPace } from './delivery-pace.js';
 import { Dispatcher, LostEndpoint, type DispatchDeps } from './dispatcher.js';
 
 /** A killed holder's lease runs out this soon, and another process takes over. */
@@ -51,6 +52,8 @@ export interface EndpointOptions {
   holder: string;
   /** The process's last event id, shared by its endpoints: the outbox is read only when it has moved. */
   watermark?: OutboxWatermark;
+  /** The process's places for attempts at work, shared by its endpoints. */
+  pace?: DeliveryPace;
   /**
    * An API endpoint's settings as stored now: read after each take-over, so a process that has
    * not yet seen the endpoint disabled or removed gives the lease back without sending anything.
@@ -176,14 +179,15 @@ export class EndpointWorker {
     }, Math.min(DISABLE_CHECK_MS, Math.max(500, (seconds * 1000) / 4)));
   }
 
-  /** An attempt in one of the endpoint's slots, made only while the lease is surely held. */
+  /** An attempt in one of the endpoint's slots and a place of the process's pace, made only while the lease is surely held. */
   private guardedSend(controller: AbortController): DispatchDeps['send'] {
-    return (event: StoredEvent, stop: AbortSignal) =>
-      this.slots.run(async () => {
-        if (this.lease.held()) return this.sender.send(event, stop);
-        controller.abort();
-        return STOPPED;
-      });
+    const attempt = async (event: StoredEvent, stop: AbortSignal): Promise<PostResult> => {
+      if (this.lease.held()) return this.sender.send(event, stop);
+      controller.abort();
+      return STOPPED;
+    };
+    const { pace } = this.options;
+    return (event, stop) => this.slots.run(() => (pace ? pace.run(() => attempt(event, stop)) : attempt(event, stop)));
   }
 
   private async dispatch(send: DispatchDeps['send'], stop: AbortSignal): Promise<void> {
@@ -198,7 +202,6 @@ export class EndpointWorker {
       ...(this.options.watermark ? { hasAfter: this.options.watermark.hasAfter.bind(this.options.watermark) } : {}),
     };
     const through = await this.rows.open();
-    // Which process delivers to an endpoint, and since when: one line per take-over.
     this.options.logger.info('delivering to webhook endpoint', { endpoint: this.shown, fromEventId: through + 1 });
     await this.warnIfPruned(through);
     await new Dispatcher(deps, through).run(stop);

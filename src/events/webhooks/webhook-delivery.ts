@@ -7,6 +7,7 @@ import type { EventLog } from '../event-log.js';
 import { thisHolder } from '../lease.js';
 import { AddressGuard } from './address-guard.js';
 import { DeliveryGauges } from './delivery-gauges.js';
+import { DeliveryPace } from './delivery-pace.js';
 import { DeliveryTarget } from './delivery-target.js';
 import { endpointCounts } from './endpoint-counts.js';
 import { EndpointDirectory } from './endpoint-directory.js';
@@ -54,7 +55,8 @@ export class WebhookDelivery {
     this.attempts = new AttemptLog(db, logger);
     this.guard = new AddressGuard(settings.allowNetworks);
     this.watermark = new OutboxWatermark(log);
-    const common: Omit<EndpointOptions, 'target'> = { db, log, settings, logger, observer, holder, attempts: this.attempts, watermark: this.watermark };
+    const pace = new DeliveryPace(settings.concurrency);
+    const common: Omit<EndpointOptions, 'target'> = { db, log, settings, logger, observer, holder, attempts: this.attempts, watermark: this.watermark, pace };
     this.endpoints = settings.urls.map((url) => {
       const target = new DeliveryTarget(endpointKey(url), { url, eventTypes: null, keys: { current: settings.secret! } }, undefined, false);
       return new EndpointWorker({ ...common, target });
