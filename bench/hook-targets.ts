@@ -16,6 +16,8 @@ export interface HookTargets {
   env: Record<string, string>;
   /** For the sides of this build only: what the API's endpoints need (a baseline may not know it). */
   currentEnv: Record<string, string>;
+  /** Makes the API's endpoints in a database that a side of this build is about to use. */
+  prepare(db: DbConfig): Promise<void>;
   delivered(): number;
   stop(): Promise<void>;
 }
@@ -26,7 +28,7 @@ export interface HookTargets {
  * measured services start (by a short-lived service of its own with AUTH=writes, since the measured
  * ones run without AUTH): every service of this build then delivers to them as it reads them.
  */
-export async function hookTargets(options: BenchOptions, db: DbConfig): Promise<HookTargets | undefined> {
+export async function hookTargets(options: BenchOptions): Promise<HookTargets | undefined> {
   if (options.webhookUrls === 0 && options.apiEndpoints === 0) return undefined;
   let delivered = 0;
   const server = createServer((req, res) => {
@@ -41,10 +43,10 @@ export async function hookTargets(options: BenchOptions, db: DbConfig): Promise<
   const env: Record<string, string> =
     options.webhookUrls === 0 ? {} : { WEBHOOK_URLS: `${base}/operator`, WEBHOOK_SECRET: `whsec_${randomBytes(32).toString('base64')}` };
   const currentEnv: Record<string, string> = options.apiEndpoints === 0 ? {} : { WEBHOOK_ALLOW_NETWORKS: '127.0.0.0/8' };
-  if (options.apiEndpoints > 0) await makeEndpoints(options, db, `${base}/api`, { EVENTS: 'on', ...env, ...currentEnv });
   return {
     env,
     currentEnv,
+    prepare: (db) => (options.apiEndpoints > 0 ? makeEndpoints(options, db, `${base}/api`, { EVENTS: 'on', ...env, ...currentEnv }) : Promise.resolve()),
     delivered: () => delivered,
     stop: () => new Promise((resolve) => server.close(() => resolve())),
   };

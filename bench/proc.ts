@@ -48,6 +48,17 @@ function ownCpuSeconds(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
 }
 
+/** Sends `signal` to the process and the processes it started (SIGSTOP, SIGCONT: a side waiting while another is measured). */
+export function signalTree(pid: number, signal: NodeJS.Signals): void {
+  for (const each of [pid, ...childPids(pid)]) {
+    try {
+      process.kill(each, signal);
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+}
+
 function childPids(pid: number): number[] {
   try {
     return readdirSync(`/proc/${pid}/task`).flatMap((task) =>

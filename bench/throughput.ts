@@ -1,13 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { prepareBaseline, type Baseline } from './baseline.js';
 import { measureDbDirect, startHttpNoop } from './ceilings.js';
-import { createBenchDatabase } from './database.js';
+import { createBenchDatabase, type BenchDatabase } from './database.js';
 import { onCleanup } from './lifecycle.js';
 import { chooseLoad } from './load-generator.js';
 import { medianRun, type Measurement } from './measurement.js';
 import type { BenchOptions } from './options.js';
 import { describeMachine, fixed, formatTable, machineLine, progress, writeResults, type Machine } from './report.js';
 import { scrapeWhile } from './metrics-scraper.js';
+import { signalTree } from './proc.js';
 import { startService, type RunningService } from './service.js';
 import { hookTargets } from './hook-targets.js';
 import { scenarioNamed } from './workload.js';
@@ -81,11 +82,19 @@ export async function runThroughput(options: BenchOptions): Promise<void> {
   const specs = sidesOf(options);
   // Started one after the other, events off first: each sets up the schema its settings need.
   const services: RunningService[] = [];
-  const hooks = await hookTargets(options, db.config);
+  const sideDbs: BenchDatabase[] = [];
+  const hooks = await hookTargets(options);
   if (hooks) onCleanup(() => hooks.stop());
+  // Whichever process holds an endpoint's lease delivers every event of its database: sides with
+  // webhooks each get a database of their own, so each delivers its own events and no other's.
+  const ownDatabases = hooks !== undefined && specs.filter((spec) => spec.events).length > 1;
   for (const spec of [...specs].sort((a, b) => Number(a.events) - Number(b.events))) {
+    const sideDb = ownDatabases && spec.events ? await createBenchDatabase() : db;
+    if (sideDb !== db) onCleanup(() => sideDb.drop());
+    if (spec.events && !spec.baseline) await hooks?.prepare(sideDb.config);
     const env = spec.events ? { EVENTS: 'on', ...hooks?.env, ...(spec.baseline ? {} : hooks?.currentEnv) } : { EVENTS: 'off' };
-    services[specs.indexOf(spec)] = await startService(db.config, password, { ...options, env }, spec.baseline ? baseline!.entry : undefined);
+    services[specs.indexOf(spec)] = await startService(sideDb.config, password, { ...options, env }, spec.baseline ? baseline!.entry : undefined);
+    sideDbs[specs.indexOf(spec)] = sideDb;
   }
 
   const dbPid = await db.serverPid();
@@ -121,9 +130,16 @@ export async function runThroughput(options: BenchOptions): Promise<void> {
         const i = (k + run - 1) % specs.length;
         const service = services[i]!;
         progress(`${name}: ${specs[i]!.label}${runLabel(run, options.repeat)}`);
-        await db.resetUsers(scenario.tableRows, next);
-        const measured = measureHttp(service.baseUrl, { server: service.pid, database: dbPid }, scenario, password, options);
-        runs[i]!.push(options.metrics ? await scrapeWhile(service.baseUrl, measured) : await measured);
+        await sideDbs[i]!.resetUsers(scenario.tableRows, next);
+        // A side still delivering its last run's events would take CPU from this one: with webhooks, the others wait, stopped.
+        const others = hooks ? services.filter((other) => other !== service) : [];
+        for (const other of others) signalTree(other.pid, 'SIGSTOP');
+        try {
+          const measured = measureHttp(service.baseUrl, { server: service.pid, database: dbPid }, scenario, password, options);
+          runs[i]!.push(options.metrics ? await scrapeWhile(service.baseUrl, measured) : await measured);
+        } finally {
+          for (const other of others) signalTree(other.pid, 'SIGCONT');
+        }
       }
     }
     const directByConcurrency = options.directConcurrency.map((concurrency, c) => ({ concurrency, median: medianRun(directRuns[c]!), runs: directRuns[c]! }));
