@@ -88,8 +88,11 @@ export async function runThroughput(options: BenchOptions): Promise<void> {
   // Whichever process holds an endpoint's lease delivers every event of its database: sides with
   // webhooks each get a database of their own, so each delivers its own events and no other's.
   const ownDatabases = hooks !== undefined && specs.filter((spec) => spec.events).length > 1;
+  let eventsSideStarted = false;
   for (const spec of [...specs].sort((a, b) => Number(a.events) - Number(b.events))) {
-    const sideDb = ownDatabases && spec.events ? await createBenchDatabase() : db;
+    // The first side with events keeps the run's database (db-direct's table is made by a service).
+    const sideDb = ownDatabases && spec.events && eventsSideStarted ? await createBenchDatabase() : db;
+    if (spec.events) eventsSideStarted = true;
     if (sideDb !== db) onCleanup(() => sideDb.drop());
     if (spec.events && !spec.baseline) await hooks?.prepare(sideDb.config);
     const env = spec.events ? { EVENTS: 'on', ...hooks?.env, ...(spec.baseline ? {} : hooks?.currentEnv) } : { EVENTS: 'off' };
