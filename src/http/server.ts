@@ -12,6 +12,7 @@ import type { Handler, RequestContext } from './context.js';
 import { ALL_API_METHODS, sendPreflight } from './cors.js';
 import { assignRequestId, requestIdFor, requestIdOf } from './request-id.js';
 import { assignTrace } from './response-trace.js';
+import { countRequest } from '../load/request-count.js';
 import { continueTrace, type SpanContext } from '../tracing/trace-context.js';
 import type { Match, Router } from './router.js';
 import { serviceResponse } from './service-response.js';
@@ -111,6 +112,7 @@ export function createHttpServer({
 
   const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
     const started = performance.now();
+    countRequest();
     const url = req.url ?? '/';
     const mark = url.indexOf('?');
     const path = mark === -1 ? url : url.slice(0, mark);

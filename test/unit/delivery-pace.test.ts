@@ -73,3 +73,43 @@ describe('DeliveryPace: attempts at work across all endpoints of a process', () 
     assert.equal(await pace.run(async () => 'next'), 'next');
   });
 });
+
+describe('DeliveryPace.crowd: requests crowding the process leave delivery one attempt at a time', () => {
+  test('while crowded a second attempt waits for the first; once not, the waiting ones start', async () => {
+    const pace = new DeliveryPace(3);
+    pace.crowd(true);
+    const started: string[] = [];
+    const starts = new EventEmitter();
+    const tasks = ['a', 'b', 'c'].map((name) => controlledTask(started, name, starts));
+    const results = tasks.map((task) => pace.run(task.run));
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(started, ['a']);
+    pace.crowd(false);
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(started, ['a', 'b', 'c']);
+    for (const task of tasks) task.end();
+    await Promise.all(results);
+  });
+
+  test('attempts already under way when crowding begins go on; new ones start only as places come free', async () => {
+    const pace = new DeliveryPace(2);
+    const started: string[] = [];
+    const starts = new EventEmitter();
+    const tasks = ['a', 'b', 'c', 'd'].map((name) => controlledTask(started, name, starts));
+    const results = tasks.map((task) => pace.run(task.run));
+    await new Promise((resolve) => setImmediate(resolve));
+    pace.crowd(true);
+    tasks[0]!.end();
+    await results[0];
+    await new Promise((resolve) => setImmediate(resolve));
+    // One place was given back, but "b" still holds the only place crowding leaves.
+    assert.deepEqual(started, ['a', 'b']);
+    tasks[1]!.end();
+    await results[1];
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(started, ['a', 'b', 'c']);
+    tasks[2]!.end();
+    tasks[3]!.end();
+    await Promise.all(results);
+  });
+});

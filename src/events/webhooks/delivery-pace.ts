@@ -5,37 +5,51 @@
 const WORKING_MS = 50;
 
 /**
- * How many attempts one process works on at once, across all its endpoints: with a hundred
- * endpoints behind, delivery takes about the CPU one endpoint does, and requests keep the rest.
- * An attempt holds its place until it ends or has waited WORKING_MS for its answer, so endpoints
- * that answer slowly or never hold no place from the others. Places are given first come, first
- * served, so every endpoint with work gets its turn.
+ * How many attempts to the API's endpoints one process works on at once, across all of them:
+ * WEBHOOK_CONCURRENCY, and one only while requests crowd the process (see Crowding), so that
+ * however many endpoints wait, delivery yields the CPU to requests and catches up once they
+ * ease. An attempt holds its place until it ends or has waited WORKING_MS for its answer, so
+ * endpoints that answer slowly or never hold no place from the others. Places are given first
+ * come, first served, so every endpoint with work gets its turn.
  */
 export class DeliveryPace {
-  private free: number;
+  private places: number;
+  private taken = 0;
   private readonly waiting: Array<() => void> = [];
 
-  constructor(places: number) {
-    this.free = places;
+  constructor(private readonly most: number) {
+    this.places = most;
+  }
+
+  /** While crowded, one attempt at a time; otherwise as many as the pace allows. */
+  crowd(crowded: boolean): void {
+    this.places = crowded ? 1 : this.most;
+    this.admit();
   }
 
   async run<T>(task: () => Promise<T>): Promise<T> {
-    if (this.free > 0) this.free--;
+    if (this.taken < this.places && this.waiting.length === 0) this.taken++;
     else await new Promise<void>((resolve) => this.waiting.push(resolve));
     let held = true;
     const giveBack = (): void => {
       if (!held) return;
       held = false;
       clearTimeout(timer);
-      const next = this.waiting.shift();
-      if (next) next();
-      else this.free++;
+      this.taken--;
+      this.admit();
     };
     const timer = setTimeout(giveBack, WORKING_MS);
     try {
       return await task();
     } finally {
       giveBack();
+    }
+  }
+
+  private admit(): void {
+    while (this.taken < this.places && this.waiting.length > 0) {
+      this.taken++;
+      this.waiting.shift()!();
     }
   }
 }

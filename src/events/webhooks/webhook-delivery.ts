@@ -8,6 +8,7 @@ import { thisHolder } from '../lease.js';
 import { AddressGuard } from './address-guard.js';
 import { DeliveryGauges } from './delivery-gauges.js';
 import { DeliveryPace } from './delivery-pace.js';
+import { Crowding } from './crowding.js';
 import { DeliveryTarget } from './delivery-target.js';
 import { endpointCounts } from './endpoint-counts.js';
 import { EndpointDirectory } from './endpoint-directory.js';
@@ -39,6 +40,7 @@ export class WebhookDelivery {
   /** Told by the numbering of this process's own events, at once. */
   readonly watermark: OutboxWatermark;
   private readonly gauges: DeliveryGauges | undefined;
+  private readonly crowding: Crowding;
   private checking: Promise<void> | undefined;
   /** Resolves once WEBHOOK_URLS's endpoints are listed (the API waits for it before it lists them). */
   listed: Promise<void> = Promise.resolve();
@@ -55,19 +57,22 @@ export class WebhookDelivery {
     this.attempts = new AttemptLog(db, logger);
     this.guard = new AddressGuard(settings.allowNetworks);
     this.watermark = new OutboxWatermark(log);
-    const pace = new DeliveryPace(settings.concurrency);
-    const common: Omit<EndpointOptions, 'target'> = { db, log, settings, logger, observer, holder, attempts: this.attempts, watermark: this.watermark, pace };
+    const common: Omit<EndpointOptions, 'target'> = { db, log, settings, logger, observer, holder, attempts: this.attempts, watermark: this.watermark };
     this.endpoints = settings.urls.map((url) => {
       const target = new DeliveryTarget(endpointKey(url), { url, eventTypes: null, keys: { current: settings.secret! } }, undefined, false);
       return new EndpointWorker({ ...common, target });
     });
-    this.directory = new EndpointDirectory(db, this.guard, (target, stillDelivering) => new EndpointWorker({ ...common, target, stillDelivering }), logger);
+    // The API's endpoints, however many, share one pace that yields to requests; WEBHOOK_URLS's keep their own.
+    const pace = new DeliveryPace(settings.concurrency);
+    this.crowding = new Crowding(pace);
+    this.directory = new EndpointDirectory(db, this.guard, (target, stillDelivering) => new EndpointWorker({ ...common, target, stillDelivering, pace }), logger);
     this.gauges = observer.endpoints && new DeliveryGauges(db, observer.endpoints, logger, holder);
   }
 
   start(): void {
     for (const endpoint of this.endpoints) endpoint.start();
     this.directory.start();
+    this.crowding.start();
     this.gauges?.start();
     this.listed = this.listEnvironmentEndpoints();
     if (speaksForInstance) this.checking = this.listed.then(() => this.reportEndpoints()).then(() => this.reportEndpointsLeftBehind());
@@ -76,6 +81,7 @@ export class WebhookDelivery {
   async stop(): Promise<void> {
     await Promise.all([...this.endpoints.map((endpoint) => endpoint.stop()), this.directory.stop(), this.gauges?.stop(), this.listed, this.checking]);
     this.watermark.stop();
+    this.crowding.stop();
     await this.attempts.flush();
   }
 
