@@ -14,7 +14,7 @@ import { newKey } from './webhook-endpoints.js';
 export interface HookTargets {
   /** For every side: WEBHOOK_URLS of one local receiver, when asked for. */
   env: Record<string, string>;
-  /** For the sides of this build only: what the API's endpoints need (a baseline may not know it). */
+  /** For the sides of this build: the API's endpoints instead of WEBHOOK_URLS, when asked for (a baseline may not know them). */
   currentEnv: Record<string, string>;
   /** Makes the API's endpoints in a database that a side of this build is about to use. */
   prepare(db: DbConfig): Promise<void>;
@@ -42,7 +42,7 @@ export async function hookTargets(options: BenchOptions): Promise<HookTargets | 
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const env: Record<string, string> =
     options.webhookUrls === 0 ? {} : { WEBHOOK_URLS: `${base}/operator`, WEBHOOK_SECRET: `whsec_${randomBytes(32).toString('base64')}` };
-  const currentEnv: Record<string, string> = options.apiEndpoints === 0 ? {} : { WEBHOOK_ALLOW_NETWORKS: '127.0.0.0/8' };
+  const currentEnv: Record<string, string> = options.apiEndpoints === 0 ? {} : { WEBHOOK_URLS: '', WEBHOOK_ALLOW_NETWORKS: '127.0.0.0/8' };
   return {
     env,
     currentEnv,

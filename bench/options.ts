@@ -96,8 +96,9 @@ export const usage = `Usage: npx tsx bench/run.ts [options]
   --webhook-urls 0|1         throughput mode with --events on: every side delivers to a local receiver
                              named in WEBHOOK_URLS
   --api-endpoints <n>        throughput mode with --events on: n endpoints made through the API, at the
-                             same receiver, delivered to by the sides of this build (a baseline
-                             without the API knows none of them)
+                             same receiver, delivered to by the sides of this build instead of
+                             --webhook-urls' one (a baseline without the API knows none of them, and
+                             keeps WEBHOOK_URLS: n endpoints here against one before)
   --rate <n>                 streams mode: creates per second of a step that names none (default 20)
   --direct-best <n,n>        throughput mode: db-direct also run at these concurrencies (loops, each
                              with a connection of its own), and the best reported as the bare client's
