@@ -13,16 +13,18 @@ const READ_EVENTS = 200;
  * slow delivery holds the mark back, not the others: they go on until this many are open.
  */
 const MAX_OPEN = 1000;
-/** While fewer events than a full read came, the outbox is read, and settled events committed, this often. */
+/** While fewer events than a full read came, the outbox is read this often. */
 const POLL_MS = 200;
 /** While MAX_OPEN events are open, the dispatcher looks this often whether enough have settled to commit (making room). */
 const FULL_MS = 10;
 /**
- * While full, settled events are committed once this many are, or POLL_MS after the last commit:
- * a busy endpoint makes room quickly, and a hundred endpoints sharing the process's pace do not
- * each commit a handful of events every FULL_MS.
+ * Settled events are committed once this many are, once one failed (its retry waits for the
+ * commit) and POLL_MS has passed, or COMMIT_MS after the last commit: a busy endpoint makes room
+ * quickly, and a hundred endpoints do not each commit a few events five times a second. After a
+ * crash, what settled since the last commit is sent again (at least once).
  */
-const FULL_COMMIT_EVENTS = MAX_OPEN / 4;
+const COMMIT_EVENTS = MAX_OPEN / 4;
+const COMMIT_MS = 1000;
 
 /** The lease may have run out, or another process moved the endpoint's mark: this one must stop delivering. */
 export class LostEndpoint extends Error {
@@ -94,7 +96,7 @@ export class Dispatcher {
         const fresh = this.deps.hasAfter?.(this.open.readThrough) ?? true;
         const events = room > 0 && fresh ? await this.deps.log.after(this.open.readThrough, Math.min(READ_EVENTS, room)) : [];
         if (events.length > 0) await this.add(events, signal);
-        await this.commit(room > 0 ? 1 : FULL_COMMIT_EVENTS);
+        await this.commit();
         if (events.length < READ_EVENTS) await sleep(room > 0 ? POLL_MS : FULL_MS, undefined, { signal }).catch(() => {});
       }
     } catch (error) {
@@ -105,7 +107,7 @@ export class Dispatcher {
       await Promise.allSettled(this.running);
       local.dispose();
     }
-    await this.commit();
+    await this.commit(true);
   }
 
   private async add(events: readonly StoredEvent[], stop: AbortSignal): Promise<void> {
@@ -153,11 +155,13 @@ export class Dispatcher {
     }
   }
 
-  /** Commits the settled events from the first, if at least `least` (or it is POLL_MS since the last commit). */
-  private async commit(least = 1): Promise<void> {
+  /** Commits the settled events from the first when it is time (see COMMIT_EVENTS), or now when `now`. */
+  private async commit(now = false): Promise<void> {
     const checkpoint = this.open.nextCheckpoint();
     if (checkpoint === undefined) return;
-    if (checkpoint.count < least && performance.now() - this.committedAt < POLL_MS) return;
+    const waited = performance.now() - this.committedAt;
+    const due = now || checkpoint.count >= COMMIT_EVENTS || waited >= COMMIT_MS || (checkpoint.queued.length > 0 && waited >= POLL_MS);
+    if (!due) return;
     this.committedAt = performance.now();
     if (!this.deps.held()) throw new LostEndpoint('the lease may have expired');
     if (!(await this.deps.rows.commit(checkpoint.from, checkpoint.through, checkpoint.queued))) {
