@@ -15,7 +15,12 @@ const READ_EVENTS = 200;
 const MAX_OPEN = 1000;
 /** While fewer events than a full read came, the outbox is read this often. */
 const POLL_MS = 200;
-/** While MAX_OPEN events are open, the dispatcher looks this often whether enough have settled to commit (making room). */
+/**
+ * While MAX_OPEN events are open, or READ_EVENTS wait to be sent, the dispatcher reads no more: it
+ * waits for an attempt to end (looking no more often than this), or POLL_MS. Events are read about
+ * as fast as they are sent: an endpoint waiting its turn for the process's pace holds a few
+ * hundred events in memory, not MAX_OPEN.
+ */
 const FULL_MS = 10;
 /**
  * Settled events are committed once this many are, once one failed (its retry waits for the
@@ -74,6 +79,12 @@ export class Dispatcher {
   private readonly lanes = new Map<number, Lane>();
   private readonly running = new Set<Promise<void>>();
   private committedAt = performance.now();
+  /** Events in the lanes' queues, not yet attempted (or in flight). */
+  private unsent = 0;
+  /** Attempts ended so far, and as many as the dispatcher has seen: it waits for more when full. */
+  private ended = 0;
+  private endedSeen = 0;
+  private onEnded: (() => void) | undefined;
 
   constructor(
     private readonly deps: DispatchDeps,
@@ -92,12 +103,13 @@ export class Dispatcher {
     const signal = local.controller.signal;
     try {
       while (!signal.aborted) {
-        const room = MAX_OPEN - this.open.size;
+        const room = this.unsent >= READ_EVENTS ? 0 : MAX_OPEN - this.open.size;
         const fresh = this.deps.hasAfter?.(this.open.readThrough) ?? true;
         const events = room > 0 && fresh ? await this.deps.log.after(this.open.readThrough, Math.min(READ_EVENTS, room)) : [];
         if (events.length > 0) await this.add(events, signal);
         await this.commit();
-        if (events.length < READ_EVENTS) await sleep(room > 0 ? POLL_MS : FULL_MS, undefined, { signal }).catch(() => {});
+        if (room === 0) await this.attemptsEnded(signal);
+        else if (events.length < READ_EVENTS) await sleep(POLL_MS, undefined, { signal }).catch(() => {});
       }
     } catch (error) {
       local.controller.abort();
@@ -124,7 +136,33 @@ export class Dispatcher {
     }
   }
 
+  /** Resolves once an attempt has ended since it last did (looking every FULL_MS at most), or after POLL_MS, or on stop. */
+  private async attemptsEnded(stop: AbortSignal): Promise<void> {
+    await sleep(FULL_MS, undefined, { signal: stop }).catch(() => {});
+    if (this.ended === this.endedSeen && !stop.aborted) {
+      await new Promise<void>((resolve) => {
+        const done = (): void => {
+          clearTimeout(timer);
+          stop.removeEventListener('abort', done);
+          this.onEnded = undefined;
+          resolve();
+        };
+        const timer = setTimeout(done, POLL_MS);
+        stop.addEventListener('abort', done, { once: true });
+        this.onEnded = done;
+      });
+    }
+    this.endedSeen = this.ended;
+  }
+
+  private attempted(): void {
+    this.unsent--;
+    this.ended++;
+    this.onEnded?.();
+  }
+
   private enqueue(lane: Lane, entry: OpenEvent, stop: AbortSignal): void {
+    this.unsent++;
     lane.queue.push(entry);
     if (lane.busy) return;
     lane.busy = true;
@@ -143,6 +181,7 @@ export class Dispatcher {
       const result = await this.deps.send(entry.event, stop);
       if (result.kind === 'stopped') return;
       lane.queue.shift();
+      this.attempted();
       if (result.kind === 'acknowledged') {
         entry.outcome = { kind: 'acknowledged' };
         continue;
@@ -151,6 +190,7 @@ export class Dispatcher {
       entry.outcome = { kind: 'queued', attempts: 1, error: result.error, delaySeconds: next.state === 'pending' ? next.delaySeconds : 0 };
       lane.blocked = true;
       for (const behind of lane.queue) behind.outcome = WAITING_TURN;
+      this.unsent -= lane.queue.length;
       lane.queue = [];
     }
   }
