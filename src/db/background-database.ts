@@ -2,6 +2,7 @@ import type { ResultSetHeader } from 'mysql2';
 import type { ConnectionSource } from './connection-source.js';
 import { Database, type StatementRunner } from './database.js';
 import type { Deadline } from './deadline.js';
+import { Slots } from '../load/slots.js';
 
 /**
  * A Database for work off the request path (webhook delivery): at most `slots` of its operations
@@ -10,12 +11,11 @@ import type { Deadline } from './deadline.js';
  * pool from the requests that share it.
  */
 export class BackgroundDatabase extends Database {
-  private free: number;
-  private readonly waiting: Array<() => void> = [];
+  private readonly slots: Slots;
 
   constructor(pool: ConnectionSource, budgetMs: number, trustMs: number, slots: number) {
     super(pool, budgetMs, trustMs);
-    this.free = slots;
+    this.slots = new Slots(slots);
   }
 
   override read<T>(statement: string, values: unknown[], deadline?: Deadline): Promise<T> {
@@ -30,15 +30,8 @@ export class BackgroundDatabase extends Database {
     return this.inTurn((budget) => super.transaction<T>(work, deadline ?? budget, keep));
   }
 
-  private async inTurn<T>(operation: (budget: Deadline) => Promise<T>): Promise<T> {
-    if (this.free > 0) this.free--;
-    else await new Promise<void>((resolve) => this.waiting.push(resolve));
-    try {
-      return await operation(this.deadlineSince(performance.now()));
-    } finally {
-      const next = this.waiting.shift();
-      if (next) next();
-      else this.free++;
-    }
+  /** The operation once a slot is free, its time budget starting then. */
+  private inTurn<T>(operation: (budget: Deadline) => Promise<T>): Promise<T> {
+    return this.slots.run(() => operation(this.deadlineSince(performance.now())));
   }
 }

@@ -1,3 +1,5 @@
+import { Slots } from '../../load/slots.js';
+
 /**
  * An attempt still this young is taken to be working (signing, writing, reading a quick answer);
  * older, it only waits for a slow receiver and costs nothing, so it gives its place back.
@@ -13,43 +15,25 @@ const WORKING_MS = 50;
  * come, first served, so every endpoint with work gets its turn.
  */
 export class DeliveryPace {
-  private places: number;
-  private taken = 0;
-  private readonly waiting: Array<() => void> = [];
+  private readonly places: Slots;
 
   constructor(private readonly most: number) {
-    this.places = most;
+    this.places = new Slots(most);
   }
 
   /** While crowded, one attempt at a time; otherwise as many as the pace allows. */
   crowd(crowded: boolean): void {
-    this.places = crowded ? 1 : this.most;
-    this.admit();
+    this.places.resize(crowded ? 1 : this.most);
   }
 
   async run<T>(task: () => Promise<T>): Promise<T> {
-    if (this.taken < this.places && this.waiting.length === 0) this.taken++;
-    else await new Promise<void>((resolve) => this.waiting.push(resolve));
-    let held = true;
-    const giveBack = (): void => {
-      if (!held) return;
-      held = false;
-      clearTimeout(timer);
-      this.taken--;
-      this.admit();
-    };
+    const giveBack = this.places.tryTake() ?? (await this.places.waitForTurn());
     const timer = setTimeout(giveBack, WORKING_MS);
     try {
       return await task();
     } finally {
+      clearTimeout(timer);
       giveBack();
-    }
-  }
-
-  private admit(): void {
-    while (this.taken < this.places && this.waiting.length > 0) {
-      this.taken++;
-      this.waiting.shift()!();
     }
   }
 }

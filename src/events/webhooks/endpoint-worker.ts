@@ -17,7 +17,7 @@ import { endpointAgents, type EndpointAgents, type PostResult } from './post.js'
 import { retryDue, type RetryDeps } from './retries.js';
 import { Sender } from './sender.js';
 import { shownUrl } from './shown-url.js';
-import { Slots } from './slots.js';
+import { Slots } from '../../load/slots.js';
 import type { DeliveryPace } from './delivery-pace.js';
 import { Dispatcher, LostEndpoint, type DispatchDeps } from './dispatcher.js';
 
