@@ -81,9 +81,8 @@ export class Dispatcher {
   private committedAt = performance.now();
   /** Events in the lanes' queues, not yet attempted (or in flight). */
   private unsent = 0;
-  /** Attempts ended so far, and as many as the dispatcher has seen: it waits for more when full. */
-  private ended = 0;
-  private endedSeen = 0;
+  /** An attempt has ended since the dispatcher last waited for one (it waits for one when full). */
+  private attemptEnded = false;
   private onEnded: (() => void) | undefined;
 
   constructor(
@@ -139,7 +138,7 @@ export class Dispatcher {
   /** Resolves once an attempt has ended since it last did (looking every FULL_MS at most), or after POLL_MS, or on stop. */
   private async attemptsEnded(stop: AbortSignal): Promise<void> {
     await sleep(FULL_MS, undefined, { signal: stop }).catch(() => {});
-    if (this.ended === this.endedSeen && !stop.aborted) {
+    if (!this.attemptEnded && !stop.aborted) {
       await new Promise<void>((resolve) => {
         const done = (): void => {
           clearTimeout(timer);
@@ -152,12 +151,12 @@ export class Dispatcher {
         this.onEnded = done;
       });
     }
-    this.endedSeen = this.ended;
+    this.attemptEnded = false;
   }
 
   private attempted(): void {
     this.unsent--;
-    this.ended++;
+    this.attemptEnded = true;
     this.onEnded?.();
   }
 
