@@ -18,18 +18,26 @@ function controlledTask(started: string[], name: string, starts: EventEmitter): 
   };
 }
 
+/** Lets every task that can start do so. */
+const tick = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/** Tasks named so, each started through the pace; `started` records the order they began. */
+function runAll(pace: DeliveryPace, names: string[]): { started: string[]; tasks: Array<ReturnType<typeof controlledTask>>; results: Array<Promise<string>> } {
+  const started: string[] = [];
+  const starts = new EventEmitter();
+  const tasks = names.map((name) => controlledTask(started, name, starts));
+  return { started, tasks, results: tasks.map((task) => pace.run(task.run)) };
+}
+
 describe('DeliveryPace: attempts at work across all endpoints of a process', () => {
   test('no more attempts start at once than it has places; the next waits for one to end', async () => {
     const pace = new DeliveryPace(2);
-    const started: string[] = [];
-    const starts = new EventEmitter();
-    const tasks = ['a', 'b', 'c'].map((name) => controlledTask(started, name, starts));
-    const results = tasks.map((task) => pace.run(task.run));
-    await new Promise((resolve) => setImmediate(resolve));
+    const { started, tasks, results } = runAll(pace, ['a', 'b', 'c']);
+    await tick();
     assert.deepEqual(started, ['a', 'b']);
     tasks[0]!.end();
     assert.equal(await results[0], 'a');
-    await new Promise((resolve) => setImmediate(resolve));
+    await tick();
     assert.deepEqual(started, ['a', 'b', 'c']);
     tasks[1]!.end();
     tasks[2]!.end();
@@ -38,12 +46,9 @@ describe('DeliveryPace: attempts at work across all endpoints of a process', () 
 
   test('places are given in the order they were asked for', async () => {
     const pace = new DeliveryPace(1);
-    const started: string[] = [];
-    const starts = new EventEmitter();
-    const tasks = ['first', 'second', 'third', 'fourth'].map((name) => controlledTask(started, name, starts));
-    const results = tasks.map((task) => pace.run(task.run));
+    const { started, tasks, results } = runAll(pace, ['first', 'second', 'third', 'fourth']);
     for (const task of tasks) {
-      await new Promise((resolve) => setImmediate(resolve));
+      await tick();
       task.end();
     }
     await Promise.all(results);
@@ -78,14 +83,11 @@ describe('DeliveryPace.crowd: requests crowding the process leave delivery one a
   test('while crowded a second attempt waits for the first; once not, the waiting ones start', async () => {
     const pace = new DeliveryPace(3);
     pace.crowd(true);
-    const started: string[] = [];
-    const starts = new EventEmitter();
-    const tasks = ['a', 'b', 'c'].map((name) => controlledTask(started, name, starts));
-    const results = tasks.map((task) => pace.run(task.run));
-    await new Promise((resolve) => setImmediate(resolve));
+    const { started, tasks, results } = runAll(pace, ['a', 'b', 'c']);
+    await tick();
     assert.deepEqual(started, ['a']);
     pace.crowd(false);
-    await new Promise((resolve) => setImmediate(resolve));
+    await tick();
     assert.deepEqual(started, ['a', 'b', 'c']);
     for (const task of tasks) task.end();
     await Promise.all(results);
@@ -93,20 +95,17 @@ describe('DeliveryPace.crowd: requests crowding the process leave delivery one a
 
   test('attempts already under way when crowding begins go on; new ones start only as places come free', async () => {
     const pace = new DeliveryPace(2);
-    const started: string[] = [];
-    const starts = new EventEmitter();
-    const tasks = ['a', 'b', 'c', 'd'].map((name) => controlledTask(started, name, starts));
-    const results = tasks.map((task) => pace.run(task.run));
-    await new Promise((resolve) => setImmediate(resolve));
+    const { started, tasks, results } = runAll(pace, ['a', 'b', 'c', 'd']);
+    await tick();
     pace.crowd(true);
     tasks[0]!.end();
     await results[0];
-    await new Promise((resolve) => setImmediate(resolve));
+    await tick();
     // One place was given back, but "b" still holds the only place crowding leaves.
     assert.deepEqual(started, ['a', 'b']);
     tasks[1]!.end();
     await results[1];
-    await new Promise((resolve) => setImmediate(resolve));
+    await tick();
     assert.deepEqual(started, ['a', 'b', 'c']);
     tasks[2]!.end();
     tasks[3]!.end();
