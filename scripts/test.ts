@@ -1,17 +1,28 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
-import { constants } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { constants, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { projectRoot } from '../src/paths.js';
 import { chooseTestDatabase, TestDatabaseError, type TestDatabase } from './test-database.js';
+import { endLeftovers, watchTestFiles } from './test-processes.js';
 
 /**
  * `npm test`: every test/**\/*.test.ts (or the files given) under c8 and Node's test runner, four
  * files at a time, against the server chooseTestDatabase() picks. A private server started for the
  * run is stopped at the end, whether the tests passed, failed or the run was interrupted.
+ * Every process the run starts carries RUN_MARK in its environment: a test file still running after
+ * FILE_LIMIT_MS is ended and named, and whatever the tests left running is ended when they are done,
+ * so the run ends in bounded time. Its last lines say which tests failed and which files were slowest.
  */
 // A folder given stands for the test files under it (Node 20's test runner takes no folders).
 const files = process.argv.slice(2).length > 0 ? process.argv.slice(2).flatMap(filesOf) : testFiles('test');
+
+const RUN_MARK = 'USER_SERVICE_TEST_RUN';
+const runId = randomBytes(8).toString('hex');
+// TEST_FILE_LIMIT_S: for the runner's own test.
+const FILE_LIMIT_MS = Number(process.env.TEST_FILE_LIMIT_S ?? 25 * 60) * 1000;
+const say = (line: string) => process.stderr.write(`${line}\n`);
 
 let interrupted: NodeJS.Signals | undefined;
 let child: ChildProcess | undefined;
@@ -34,16 +45,23 @@ try {
   process.exit(1);
 }
 process.stderr.write(`Tests use the database server at ${database.shown}\n`);
-const code = interrupted ? 1 : await runTests(database.env);
+const summaryDir = mkdtempSync(join(tmpdir(), 'test-summary-'));
+const stopWatch = watchTestFiles(RUN_MARK, runId, FILE_LIMIT_MS, say);
+const code = interrupted ? 1 : await runTests(database.env, join(summaryDir, 'summary.txt'));
+stopWatch();
+endLeftovers(RUN_MARK, runId, say);
+if (existsSync(join(summaryDir, 'summary.txt'))) process.stdout.write(readFileSync(join(summaryDir, 'summary.txt'), 'utf8'));
+rmSync(summaryDir, { recursive: true, force: true });
 await database.stop();
 process.exit(interrupted ? 128 + (constants.signals[interrupted] ?? 0) : code);
 
-function runTests(databaseEnv: Record<string, string>): Promise<number> {
-  const nodeTest = [process.execPath, '--import', 'tsx', '--test', '--test-concurrency=4', ...files];
+function runTests(databaseEnv: Record<string, string>, summaryFile: string): Promise<number> {
+  const reporters = ['--test-reporter=tap', '--test-reporter-destination=stdout', `--test-reporter=${join(projectRoot, 'scripts', 'test-summary-reporter.mjs')}`, `--test-reporter-destination=${summaryFile}`];
+  const nodeTest = [process.execPath, '--import', 'tsx', '--test', '--test-concurrency=4', ...reporters, ...files];
   // Already under coverage (a test of this runner): the outer c8 collects it.
   const [command, ...args] = process.env.NODE_V8_COVERAGE ? nodeTest : [join(projectRoot, 'node_modules', '.bin', 'c8'), ...nodeTest];
   // A process group of its own: a signal reaches every test process, wherever it came from.
-  child = spawn(command!, args, { cwd: projectRoot, env: { ...process.env, ...databaseEnv }, stdio: 'inherit', detached: true });
+  child = spawn(command!, args, { cwd: projectRoot, env: { ...process.env, ...databaseEnv, [RUN_MARK]: runId }, stdio: 'inherit', detached: true });
   return new Promise((resolve) => {
     child!.once('error', (error) => {
       process.stderr.write(`Could not run the tests: ${error.message}\n`);

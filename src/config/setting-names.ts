@@ -16,7 +16,7 @@ export const SETTINGS = [
 ] as const;
 
 /** The tests' own variables (docs/configuration.md lists them too); never read by the service. */
-export const TEST_SETTINGS = ['TEST_DB_HOST', 'TEST_DB_PORT', 'TEST_DB_USER', 'TEST_DB_PASSWORD'] as const;
+export const TEST_SETTINGS = ['TEST_DB_HOST', 'TEST_DB_PORT', 'TEST_DB_USER', 'TEST_DB_PASSWORD', 'TEST_FILE_LIMIT_S'] as const;
 
 /**
  * Other programs' variables that resemble a setting: OpenSSL's and Node's certificate locations

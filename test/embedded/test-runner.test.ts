@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
@@ -101,4 +101,38 @@ describe('npm test with a TEST_DB_PORT that is no port', () => {
       assert.equal(run.stderr, `Cannot run the tests: TEST_DB_PORT must be a port number from 1 to 65535, got "${value}"\n`);
     });
   }
+});
+
+/** Whether a process runs: it exists and is not a zombie. */
+function running(pid: number): boolean {
+  try {
+    return !/^\d+ \(.*\) Z /.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
+}
+
+describe('npm test ends in bounded time', () => {
+  function runOn(fixture: string, extraEnv: Record<string, string> = {}) {
+    const env: NodeJS.ProcessEnv = { ...process.env, ...extraEnv, NODE_V8_COVERAGE: coverage };
+    delete env.NODE_TEST_CONTEXT;
+    return spawnSync(process.execPath, ['--import', 'tsx', 'scripts/test.ts', fixture], { cwd: projectRoot, env, encoding: 'utf8', timeout: 120_000 });
+  }
+
+  test('a test file still running after TEST_FILE_LIMIT_S is ended and named, and the run fails', () => {
+    const run = runOn('test/embedded/fixtures/waits.ts', { TEST_FILE_LIMIT_S: '2' });
+    assert.equal(run.status, 1, run.stdout + run.stderr);
+    assert.match(run.stderr, /^test\/embedded\/fixtures\/waits\.ts was still running after 2 s: ended$/m);
+    assert.match(run.stdout, /^Test summary: \d+ passed, [1-9]\d* failed$/m, 'the summary counts it as failed');
+  });
+
+  test('a process a test leaves running is ended when the tests are done, and named; the summary is the last output', () => {
+    const run = runOn('test/embedded/fixtures/leaves-process.ts');
+    assert.equal(run.status, 0, run.stdout + run.stderr);
+    const pid = Number(/fixture: left (\d+)/.exec(run.stdout)?.[1]);
+    assert.ok(pid > 0, run.stdout);
+    assert.match(run.stderr, new RegExp(`left running by the tests, now ended: sleep 3601 \\(${pid}\\)`));
+    assert.ok(!running(pid), 'the process is gone (or only a zombie waiting for init)');
+    assert.match(run.stdout, /Test summary: 1 passed, 0 failed\nSlowest files: test\/embedded\/fixtures\/leaves-process\.ts \d+ s\n$/);
+  });
 });
