@@ -9,7 +9,7 @@ export type LoadGenerator = 'auto' | 'wrk' | 'autocannon';
 export type ListClient = 'auto' | 'curl' | 'node';
 
 export interface BenchOptions {
-  mode: 'throughput' | 'memory' | 'cluster' | 'finding' | 'online-index' | 'webhooks' | 'streams' | 'limits' | 'startup' | 'tracing';
+  mode: 'throughput' | 'memory' | 'cluster' | 'finding' | 'online-index' | 'webhooks' | 'streams' | 'limits' | 'startup' | 'tracing' | 'instructions';
   durationSec: number;
   connections: number;
   /** Alternating runs of each side; the median is reported. */
@@ -49,11 +49,14 @@ export interface BenchOptions {
   directConcurrency: number[];
   /** Limits mode: seconds of the accuracy runs. */
   accuracySec: number;
+  /** Instructions mode: requests per count. */
+  requests: number;
   runner: Runner;
 }
 
 export const usage = `Usage: npx tsx bench/run.ts [options]
-  --mode throughput|memory|cluster|finding|online-index|webhooks|streams|limits|startup|tracing  what to measure (default throughput);
+  --mode throughput|memory|cluster|finding|online-index|webhooks|streams|limits|startup|tracing|instructions
+                             what to measure (default throughput);
                              cluster: the scenarios on one Galera node and on a 3-node Galera
                              cluster, in the same run; finding: the latency of each way of finding
                              users, one request at a time, on --rows users; online-index: the
@@ -67,7 +70,11 @@ export const usage = `Usage: npx tsx bench/run.ts [options]
                              startup: a start on the contract's bare table of --rows users, a read and
                              a create every 20 ms from the first answer: refusals, flaps, index builds;
                              tracing: nothing configured (and --baseline), OTLP export at ratio 0.1
-                             and 1.0, HTTPS keep-alive, then new HTTP and HTTPS connections per second
+                             and 1.0, HTTPS keep-alive, then new HTTP and HTTPS connections per second;
+                             instructions: the service's instructions per request under valgrind's
+                             callgrind (and --baseline's), one request at a time: a cost that does not
+                             move with the machine's load
+  --requests <n>             instructions mode: requests per count (default 2000)
   --accuracy-seconds <s>     limits mode: seconds of each accuracy run (default 30)
   --workers <n>              the service's WORKERS (default 1)
   --duration <s>             seconds per measurement (default 5)
@@ -131,6 +138,7 @@ export function parseOptions(argv: string[]): BenchOptions {
       rate: { type: 'string', default: '20' },
       'direct-best': { type: 'string' },
       'accuracy-seconds': { type: 'string', default: '30' },
+      requests: { type: 'string', default: '2000' },
       runner: { type: 'string', default: 'build' },
       workers: { type: 'string', default: '1' },
       help: { type: 'boolean', default: false },
@@ -146,14 +154,14 @@ export function parseOptions(argv: string[]): BenchOptions {
   if (unknown.length > 0) fail(`unknown scenario(s): ${unknown.join(', ')}`);
   const workers = Math.round(positive(values.workers, 'workers'));
   if (workers > 1 && values['service-log'] === 'off') fail('--workers above 1 needs the real entry point: --service-log null or pipe');
-  if (values.baseline !== undefined && !['throughput', 'memory', 'startup', 'tracing'].includes(values.mode)) fail('--baseline is for the throughput, memory, startup and tracing modes');
+  if (values.baseline !== undefined && !['throughput', 'memory', 'startup', 'tracing', 'instructions'].includes(values.mode)) fail('--baseline is for the throughput, memory, startup, tracing and instructions modes');
   if (values.events !== 'off' && values.mode !== 'throughput') fail('--events is for the throughput mode');
   if ((values['webhook-urls'] !== '0' || values['api-endpoints'] !== '0') && (values.mode !== 'throughput' || values.events !== 'on')) {
     fail('--webhook-urls and --api-endpoints are for the throughput mode with --events on');
   }
   if (values.baseline !== undefined && values['service-log'] === 'off') fail('--baseline needs the real entry point on both sides: --service-log null or pipe');
   return {
-    mode: oneOf(values.mode, ['throughput', 'memory', 'cluster', 'finding', 'online-index', 'webhooks', 'streams', 'limits', 'startup', 'tracing'] as const, 'mode'),
+    mode: oneOf(values.mode, ['throughput', 'memory', 'cluster', 'finding', 'online-index', 'webhooks', 'streams', 'limits', 'startup', 'tracing', 'instructions'] as const, 'mode'),
     durationSec: positive(values.duration, 'duration'),
     connections: Math.round(positive(values.connections, 'connections')),
     warmupSec: positive(values.warmup, 'warmup', true),
@@ -175,6 +183,7 @@ export function parseOptions(argv: string[]): BenchOptions {
     rate: positive(values.rate, 'rate'),
     directConcurrency: (values['direct-best'] ?? '').split(',').filter(Boolean).map((each) => Math.round(positive(each, 'direct-best'))),
     accuracySec: Math.round(positive(values['accuracy-seconds'], 'accuracy-seconds')),
+    requests: wholeCount(values.requests, 'requests'),
     runner: oneOf(values.runner, ['build', 'tsx'] as const, 'runner'),
     workers,
   };
@@ -184,6 +193,13 @@ function positive(raw: string, name: string, zeroAllowed = false): number {
   const value = Number(raw);
   if (!Number.isFinite(value) || value < 0 || (value === 0 && !zeroAllowed)) fail(`--${name} must be a positive number`);
   return value;
+}
+
+/** A positive number of things: one at least, after rounding (0.2 requests would be none). */
+function wholeCount(raw: string, name: string): number {
+  const count = Math.round(positive(raw, name));
+  if (count < 1) fail(`--${name} must be a positive number`);
+  return count;
 }
 
 function oneOf<T extends string>(raw: string, allowed: readonly T[], name: string): T {

@@ -1,6 +1,7 @@
 /** `npm run bench`: see bench/options.ts for the flags, bench/throughput.ts, memory.ts, cluster.ts, finding-costs.ts and online-index.ts for the modes. */
 import { runCluster } from './cluster.js';
 import { runFinding } from './finding-costs.js';
+import { runInstructions } from './instructions.js';
 import { runLimits } from './limits.js';
 import { runStartup } from './startup.js';
 import { cleanUp, guardRun } from './lifecycle.js';
@@ -19,7 +20,7 @@ guardRun(deadlineMs(options));
 let exitCode = 0;
 try {
   prepareRunner(options.runner);
-  const run = { memory: runMemory, throughput: runThroughput, cluster: runCluster, finding: runFinding, 'online-index': runOnlineIndex, webhooks: runWebhooks, streams: runStreams, limits: runLimits, startup: runStartup, tracing: runTracing }[options.mode];
+  const run = { memory: runMemory, throughput: runThroughput, cluster: runCluster, finding: runFinding, 'online-index': runOnlineIndex, webhooks: runWebhooks, streams: runStreams, limits: runLimits, startup: runStartup, tracing: runTracing, instructions: runInstructions }[options.mode];
   await run(options);
 } catch (error) {
   console.error(error);
@@ -46,6 +47,8 @@ function deadlineMs(o: BenchOptions): number {
   // The cost rounds, then two accuracy runs of three instances each (starting them takes a while).
   // Loading the table (a million users in some seconds), then each start until its indexes are built, per side and run.
   if (o.mode === 'tracing') return (300 + o.scenarios.length * o.repeat * 5 * (run + 15) + 2 * o.repeat * (o.durationSec + 5)) * 1000;
+  // Two starts under callgrind (a minute or two each), then every round: its warm-up and count, some 3 ms a request under valgrind, 30 on a busy machine.
+  if (o.mode === 'instructions') return (600 + o.scenarios.length * (o.repeat + 1) * 2 * (o.requests + 20_000) * 0.03) * 1000;
   if (o.mode === 'startup') return (120 + o.repeat * (o.baseline ? 2 : 1) * (60 + o.rows / 5000)) * 1000;
   if (o.mode === 'limits') return (300 + o.scenarios.length * o.repeat * 2 * (run + 15) + 2 * (o.accuracySec + 110)) * 1000;
   if (o.mode === 'cluster') return (180 + o.scenarios.length * o.repeat * 2 * (run + 20)) * 1000;

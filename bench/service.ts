@@ -7,8 +7,9 @@ import { serverName } from '../src/config/db-servers.js';
 import type { DbConfig } from '../src/config/environment.js';
 import { projectRoot } from '../src/paths.js';
 import { freeTcpPort } from '../test/helpers/free-ports.js';
-import { hasExited, startChild, startTsChild, stopChild, withTimeout } from './lifecycle.js';
+import { hasExited, startChild, stopChild, withTimeout } from './lifecycle.js';
 import type { BenchOptions } from './options.js';
+import { nodeArgsFor } from './runner.js';
 
 const READY_TIMEOUT_MS = 30_000;
 
@@ -24,7 +25,8 @@ export interface RunningService {
  * per-request log goes to /dev/null by default, so a slow reader can never be the bottleneck.
  * With `profile`, Node writes a .cpuprofile of the whole run into bench/results/profiles/.
  * `entry` runs another build of the service instead (a baseline's compiled entry, or its TypeScript one
- * through tsx: see baseline.ts).
+ * through tsx: see baseline.ts). `launcher` is a command the node process runs under (valgrind, say),
+ * with the time its start may take.
  */
 export async function startService(
   db: DbConfig,
@@ -32,6 +34,7 @@ export async function startService(
   { serviceLog: log, profile, metrics, workers = 1, env: extraEnv = {} }: Pick<BenchOptions, 'serviceLog' | 'profile'> &
     Partial<Pick<BenchOptions, 'metrics' | 'workers'>> & { env?: Record<string, string> },
   entry?: string,
+  launcher: { command: string[]; nodeFlags: string[]; readyTimeoutMs: number } = { command: [], nodeFlags: [], readyTimeoutMs: READY_TIMEOUT_MS },
 ): Promise<RunningService> {
   const port = await freeTcpPort();
   const env = {
@@ -52,9 +55,9 @@ export async function startService(
   const devNull = log === 'null' ? openSync('/dev/null', 'w') : undefined;
   const stdio: StdioOptions = ['ignore', devNull ?? 'pipe', 'pipe'];
   const nodeArgs = profile ? ['--cpu-prof', '--cpu-prof-dir', join(projectRoot, 'bench', 'results', 'profiles')] : [];
-  const child = entry
-    ? startChild(process.execPath, [...nodeArgs, ...(entry.endsWith('.ts') ? ['--import', 'tsx'] : []), entry], stdio, env)
-    : startTsChild(log === 'off' ? 'bench/quiet-service.ts' : 'src/commands/start.ts', stdio, env, nodeArgs);
+  const script = entry ? [...(entry.endsWith('.ts') ? ['--import', 'tsx'] : []), entry] : nodeArgsFor(log === 'off' ? 'bench/quiet-service.ts' : 'src/commands/start.ts');
+  const [command, ...args] = [...launcher.command, process.execPath, ...launcher.nodeFlags, ...nodeArgs, ...script];
+  const child = startChild(command!, args, stdio, env);
   if (devNull !== undefined) closeSync(devNull);
   child.stdout?.resume();
   let stderr = '';
@@ -63,7 +66,7 @@ export async function startService(
   const baseUrl = `${extraEnv.TLS_CERT_FILE ? 'https' : 'http'}://127.0.0.1:${port}`;
   const stop = () => stopChild(child);
   try {
-    await withTimeout(waitUntilReady(baseUrl, () => hasExited(child)), READY_TIMEOUT_MS, 'service start');
+    await withTimeout(waitUntilReady(baseUrl, () => hasExited(child)), launcher.readyTimeoutMs, 'service start');
   } catch (error) {
     await stop();
     throw new Error(`${(error as Error).message}\n${stderr}`);

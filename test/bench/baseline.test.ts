@@ -51,12 +51,12 @@ test('with a baseline the table gains its row per scenario and an x baseline col
   assert.match(lines.find((line) => /^\s+baseline\s/.test(line))!, /\s30000\s.*\s1\.20\s+1\.00$/);
 });
 
-test('--baseline belongs to the throughput, memory, startup and tracing modes', () => {
+test('--baseline belongs to the throughput, memory, startup, tracing and instructions modes', () => {
   const run = spawnSync(process.execPath, ['--import', 'tsx', 'bench/run.ts', '--mode', 'finding', '--baseline', 'HEAD'], {
     encoding: 'utf8',
   });
   assert.notEqual(run.status, 0);
-  assert.match(run.stderr, /--baseline is for the throughput, memory, startup and tracing modes/);
+  assert.match(run.stderr, /--baseline is for the throughput, memory, startup, tracing and instructions modes/);
 });
 
 test('a commit is exported, compiled to a runnable service entry, and reused by the next run', () => {

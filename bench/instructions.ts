@@ -1,0 +1,179 @@
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { Agent, request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { prepareBaseline } from './baseline.js';
+import { createBenchDatabase } from './database.js';
+import { httpOperation } from './http-load.js';
+import { onCleanup } from './lifecycle.js';
+import type { BenchOptions } from './options.js';
+import { describeMachine, fixed, formatTable, machineLine, progress, writeResults } from './report.js';
+import { startService, type RunningService } from './service.js';
+import { scenarioNamed, type Scenario } from './workload.js';
+
+/**
+ * Requests before a scenario's first count (a quarter of it before each later one), run without
+ * callgrind's instrumentation (several times faster), so that V8 has compiled the request path it
+ * then counts.
+ */
+const WARMUP_REQUESTS = 20_000;
+/** Node under callgrind starts some fifty times slower than without. */
+const READY_UNDER_VALGRIND_MS = 300_000;
+
+/**
+ * V8 on one thread, so that compiling and collecting are counted alike on both sides, and a young
+ * generation of a fixed size: left to grow, it made each count lower than the one before.
+ */
+const NODE_FLAGS = ['--single-threaded', '--min-semi-space-size=16', '--max-semi-space-size=16'];
+
+interface Side {
+  label: string;
+  service: RunningService;
+  /** Where callgrind writes its dumps. */
+  countsDir: string;
+}
+
+interface Row {
+  scenario: string;
+  label: string;
+  /** Instructions per request, each round's. */
+  perRequest: number[];
+  median: number;
+  /** The baseline's median over this side's: above 1, fewer instructions than the baseline. */
+  ratio: number;
+}
+
+/**
+ * `--mode instructions`: the machine instructions the service process executes per request,
+ * counted by valgrind's callgrind, for this build and the --baseline commit. Requests per second on
+ * a shared machine of two cores move by tens of percent between runs; an instruction count does not
+ * depend on what else the machine is doing. One request at a time on one keep-alive connection,
+ * after a warm-up that lets V8 compile the request path, with V8 on one thread (--single-threaded)
+ * so that its compiling and collecting are counted alike on both sides. What the database server
+ * executes is not counted: the same statements reach it from both.
+ */
+export async function runInstructions(options: BenchOptions): Promise<void> {
+  requireValgrind();
+  const db = await createBenchDatabase();
+  onCleanup(() => db.drop());
+  const password = `bench-${randomBytes(6).toString('hex')}`;
+  const baseline = options.baseline === undefined ? undefined : prepareBaseline(options.baseline);
+  const sides: Side[] = [];
+  onCleanup(async () => {
+    for (const side of sides) {
+      await side.service.stop();
+      rmSync(side.countsDir, { recursive: true, force: true });
+    }
+  });
+  const entries = [{ label: 'service', entry: undefined }, ...(baseline ? [{ label: `baseline ${baseline.ref}`, entry: baseline.entry }] : [])];
+  for (const { label, entry } of entries) {
+    progress(`starting ${label} under callgrind`);
+    const countsDir = mkdtempSync(join(tmpdir(), 'bench-callgrind-'));
+    const launcher = ['valgrind', '-q', '--tool=callgrind', '--instr-atstart=no', '--dump-instr=no', '--compress-strings=no', `--callgrind-out-file=${join(countsDir, 'counts')}`];
+    const service = await startService(db.config, password, { ...options, profile: false, env: {} }, entry, { command: launcher, nodeFlags: NODE_FLAGS, readyTimeoutMs: READY_UNDER_VALGRIND_MS });
+    sides.push({ label, service, countsDir });
+  }
+  const rows: Row[] = [];
+  let n = 0;
+  for (const name of options.scenarios) {
+    const scenario = scenarioNamed(name);
+    const perSide: number[][] = sides.map(() => []);
+    // Round 0 is counted but not kept: the first count after a warm-up is out by up to double (measured).
+    for (let round = 0; round <= options.repeat; round++) {
+      for (const [i, side] of sides.entries()) {
+        progress(`${name}: ${side.label} (${round === 0 ? 'settling round' : `round ${round} of ${options.repeat}`}, ${options.requests} requests)`);
+        await db.resetUsers(scenario.tableRows, scenario.writes ? 'writes' : 'reads');
+        n = await send(side.service.baseUrl, scenario, password, n, round === 0 ? WARMUP_REQUESTS : WARMUP_REQUESTS / 4);
+        callgrindControl(['--instr=on'], side.service);
+        callgrindControl(['--zero'], side.service);
+        n = await send(side.service.baseUrl, scenario, password, n, options.requests);
+        const perRequest = (await lastDumpTotal(side, `${name}-${round}`)) / options.requests;
+        if (round > 0) perSide[i]!.push(perRequest);
+        callgrindControl(['--instr=off'], side.service);
+      }
+    }
+    const medians = perSide.map(median);
+    sides.forEach((side, i) => rows.push({ scenario: name, label: side.label, perRequest: perSide[i]!, median: medians[i]!, ratio: medians.at(-1)! / medians[i]! }));
+  }
+  const machine = describeMachine(await db.serverVersion());
+  console.log(
+    [
+      `${machineLine(machine)}; ${options.requests} requests per count, one at a time, after ${WARMUP_REQUESTS} unmeasured and a settling count; node ${NODE_FLAGS.join(' ')} under valgrind --tool=callgrind`,
+      `Each row: the median of ${options.repeat} counts; spread: (largest - smallest) / median; x baseline: the baseline's instructions per request over this side's.`,
+      formatTable(
+        ['scenario', 'side', 'instructions/request', 'spread %', 'x baseline'],
+        rows.map((row) => [row.scenario, row.label, fixed(row.median, 0), fixed((100 * (Math.max(...row.perRequest) - Math.min(...row.perRequest))) / row.median, 2), baseline ? fixed(row.ratio, 3) : '-']),
+      ),
+    ].join('\n'),
+  );
+  progress(`results written to ${await writeResults('instructions.json', { date: new Date().toISOString(), machine, options, rows })}`);
+}
+
+function requireValgrind(): void {
+  try {
+    execFileSync('valgrind', ['--version'], { stdio: 'ignore' });
+    execFileSync('callgrind_control', ['--version'], { stdio: 'ignore' });
+  } catch {
+    throw new Error('--mode instructions needs valgrind (apt-get install valgrind)');
+  }
+}
+
+/** Sends `count` requests one after another, numbered from `from`; any unexpected status ends the run. Returns the next number. */
+async function send(baseUrl: string, scenario: Scenario, password: string, from: number, count: number): Promise<number> {
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  try {
+    for (let n = from; n < from + count; n++) {
+      const operation = httpOperation(scenario, n, password);
+      const status = await new Promise<number>((resolve, reject) => {
+        const req = request(`${baseUrl}${operation.path}`, { method: operation.method, agent, headers: operation.body ? { 'content-type': 'application/json' } : {} }, (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode ?? 0));
+        });
+        req.on('error', reject);
+        req.end(operation.body);
+      });
+      if (status !== operation.expectedStatus) throw new Error(`${operation.method} ${operation.path}: ${status}, expected ${operation.expectedStatus}`);
+    }
+    return from + count;
+  } finally {
+    agent.destroy();
+  }
+}
+
+/**
+ * valgrind names the pipes it is reached through after the HOST variable of the process it runs,
+ * which is the service's listening address (see service.ts): callgrind_control must see the same.
+ */
+function callgrindControl(args: string[], service: RunningService): void {
+  execFileSync('callgrind_control', [...args, String(service.pid)], { stdio: 'ignore', timeout: 60_000, env: { ...process.env, HOST: new URL(service.baseUrl).hostname } });
+}
+
+/** Dumps the counts gathered since the last zeroing and returns their total of instructions. */
+async function lastDumpTotal(side: Side, reason: string): Promise<number> {
+  const before = dumpNumbers(side.countsDir).at(-1) ?? 0;
+  callgrindControl([`--dump=${reason}`], side.service);
+  // callgrind writes the dump from inside the service process: wait for a new one, complete.
+  for (let waited = 0; waited < 60_000; waited += 200) {
+    const newest = dumpNumbers(side.countsDir).at(-1) ?? 0;
+    const total = newest > before ? /^totals: (\d+)$/m.exec(readFileSync(join(side.countsDir, `counts.${newest}`), 'utf8'))?.[1] : undefined;
+    if (total !== undefined) return Number(total);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error(`callgrind wrote no dump for ${side.label} (${reason}) in ${side.countsDir}: ${readdirSync(side.countsDir).join(", ")}`);
+}
+
+/** The numbers of the dumps written so far (counts.1, counts.2, ...), in order. */
+function dumpNumbers(dir: string): number[] {
+  return readdirSync(dir)
+    .map((file) => /^counts\.(\d+)$/.exec(file)?.[1])
+    .filter((number) => number !== undefined)
+    .map(Number)
+    .sort((a, b) => a - b);
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)]!;
+}

@@ -1,0 +1,26 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { describe, test } from 'node:test';
+import { parseOptions } from '../../bench/options.js';
+
+describe('bench options for the instructions mode', () => {
+  test('--requests sets the requests per count; 2000 unless given', () => {
+    assert.equal(parseOptions(['--mode', 'instructions']).requests, 2000);
+    assert.equal(parseOptions(['--mode', 'instructions', '--requests', '500']).requests, 500);
+  });
+
+  test('--baseline is taken by the instructions mode', () => {
+    const options = parseOptions(['--mode', 'instructions', '--baseline', 'HEAD', '--scenarios', 'get-one,create,mixed']);
+    assert.equal(options.mode, 'instructions');
+    assert.equal(options.baseline, 'HEAD');
+    assert.deepEqual(options.scenarios, ['get-one', 'create', 'mixed']);
+  });
+
+  for (const value of ['0', '0.2', 'many']) {
+    test(`--requests ${value} is refused with a message and exit status 2`, () => {
+      const run = spawnSync(process.execPath, ['--import', 'tsx', 'bench/run.ts', '--mode', 'instructions', '--requests', value], { encoding: 'utf8' });
+      assert.equal(run.status, 2);
+      assert.match(run.stderr, /--requests must be a positive number/);
+    });
+  }
+});
