@@ -47,8 +47,9 @@ function deadlineMs(o: BenchOptions): number {
   // The cost rounds, then two accuracy runs of three instances each (starting them takes a while).
   // Loading the table (a million users in some seconds), then each start until its indexes are built, per side and run.
   if (o.mode === 'tracing') return (300 + o.scenarios.length * o.repeat * 5 * (run + 15) + 2 * o.repeat * (o.durationSec + 5)) * 1000;
-  // Two starts under callgrind (a minute or two each), then every round: its warm-up and count, some 3 ms a request under valgrind, 30 on a busy machine.
-  if (o.mode === 'instructions') return (600 + o.scenarios.length * (o.repeat + 1) * 2 * (o.requests + 20_000) * 0.03) * 1000;
+  // Per process (--repeat of each build): its start under callgrind, then per scenario 30 000 requests
+  // uninstrumented (some 1 ms each) and three counts instrumented (some 10 ms a request, 30 on a busy machine).
+  if (o.mode === 'instructions') return (600 + o.repeat * 2 * (300 + o.scenarios.length * (30_000 * 0.01 + 3 * o.requests * 0.03))) * 1000;
   if (o.mode === 'startup') return (120 + o.repeat * (o.baseline ? 2 : 1) * (60 + o.rows / 5000)) * 1000;
   if (o.mode === 'limits') return (300 + o.scenarios.length * o.repeat * 2 * (run + 15) + 2 * (o.accuracySec + 110)) * 1000;
   if (o.mode === 'cluster') return (180 + o.scenarios.length * o.repeat * 2 * (run + 20)) * 1000;
