@@ -15,8 +15,9 @@ export default async function* summary(source) {
     if (type !== 'test:pass' && type !== 'test:fail') continue;
     const file = relative(data.file);
     if (data.nesting === 0) fileMs.set(file, (fileMs.get(file) ?? 0) + (data.details?.duration_ms ?? 0));
-    if (type === 'test:pass') passed++;
-    // A suite fails when a test in it does: the test itself is the one to name.
+    // Suites are counted by their tests, as the TAP summary counts them; a suite that fails because
+    // a test in it did is not named, the test is.
+    if (type === 'test:pass') passed += data.details?.type === 'suite' ? 0 : 1;
     else if (data.details?.error?.failureType !== 'subtestsFailed') failed.push(`  ${file}: ${data.name}: ${reason(data.details?.error)}`);
   }
   const slowest = [...fileMs].sort((a, b) => b[1] - a[1]).slice(0, SLOWEST_SHOWN);
