@@ -1,4 +1,4 @@
-import { randomFillSync } from 'node:crypto';
+import { randomBytesPool, takeRandomBytes } from '../ids/random-bytes.js';
 
 /**
  * W3C Trace Context (https://www.w3.org/TR/trace-context/): the identity of one span, as a
@@ -90,23 +90,10 @@ export function traceparentOf(span: SpanContext): string {
   return `00-${span.traceId}-${span.spanId}-${span.sampled ? '01' : '00'}`;
 }
 
-/**
- * Random bytes for some 4 000 requests' ids at once: a CSPRNG call costs tens of microseconds
- * whatever its size (request-id.ts), and a pool of 4 KB, refilled every 170 requests, showed as
- * 0.5% of get-one's busy time in a profile.
- */
-const pool = Buffer.alloc(24 * 4096);
-let next = pool.length;
-
 /** `bytes` random bytes as lowercase hex, written by Buffer's native encoder (a flat string, no concatenation). */
 function hex(bytes: number): string {
-  if (next + bytes > pool.length) {
-    randomFillSync(pool);
-    next = 0;
-  }
-  const out = pool.toString('hex', next, next + bytes);
-  next += bytes;
-  return out;
+  const at = takeRandomBytes(bytes);
+  return randomBytesPool.toString('hex', at, at + bytes);
 }
 
 export function freshTraceId(): string {
