@@ -46,11 +46,12 @@ try {
 }
 process.stderr.write(`Tests use the database server at ${database.shown}\n`);
 const summaryDir = mkdtempSync(join(tmpdir(), 'test-summary-'));
+const summaryFile = join(summaryDir, 'summary.txt');
 const stopWatch = watchTestFiles(RUN_MARK, runId, FILE_LIMIT_MS, say);
-const code = interrupted ? 1 : await runTests(database.env, join(summaryDir, 'summary.txt'));
+const code = interrupted ? 1 : await runTests(database.env, summaryFile);
 stopWatch();
 endLeftovers(RUN_MARK, runId, say);
-if (existsSync(join(summaryDir, 'summary.txt'))) process.stdout.write(readFileSync(join(summaryDir, 'summary.txt'), 'utf8'));
+if (existsSync(summaryFile)) process.stdout.write(readFileSync(summaryFile, 'utf8'));
 rmSync(summaryDir, { recursive: true, force: true });
 await database.stop();
 process.exit(interrupted ? 128 + (constants.signals[interrupted] ?? 0) : code);
