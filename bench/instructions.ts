@@ -1,10 +1,12 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { Agent, request } from 'node:http';
+import { Agent as HttpAgent, request as httpRequest } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { prepareBaseline } from './baseline.js';
+import { selfSignedCertificate } from './certificates.js';
 import { createBenchDatabase } from './database.js';
 import { httpOperation } from './http-load.js';
 import { onCleanup } from './lifecycle.js';
@@ -31,6 +33,15 @@ const COUNTS_PER_PROCESS = 2;
  */
 const NODE_FLAGS = ['--single-threaded', '--min-semi-space-size=16', '--max-semi-space-size=16'];
 
+/** What is counted: a build (this one, or the baseline's entry), over plain HTTP or HTTPS. */
+interface Build {
+  label: string;
+  entry: string | undefined;
+  env: Record<string, string>;
+  /** The side this one's ratio is taken against: the baseline, or this build over plain HTTP. */
+  against: 'baseline' | 'HTTP';
+}
+
 interface Side {
   label: string;
   service: RunningService;
@@ -44,8 +55,9 @@ interface Row {
   /** Instructions per request, each process's lowest count. */
   perProcess: number[];
   median: number;
-  /** The baseline's median over this side's: above 1, fewer instructions than the baseline. */
-  ratio: number;
+  /** The median of the side it is compared with over this side's: below 1, more instructions. */
+  ratio: number | undefined;
+  against: Build['against'];
 }
 
 /**
@@ -57,6 +69,8 @@ interface Row {
  * so that its compiling and collecting are counted alike on both sides; each build in --repeat
  * processes of its own, alternating, since V8 compiles differently from one process to the next.
  * What the database server executes is not counted: the same statements reach it from both.
+ * With --tls this build is also counted over HTTPS (TLS 1.3, keep-alive) against itself over HTTP:
+ * the service's own cost of TLS, which a load generator sharing the machine's cores would blur.
  */
 export async function runInstructions(options: BenchOptions): Promise<void> {
   requireValgrind();
@@ -64,7 +78,13 @@ export async function runInstructions(options: BenchOptions): Promise<void> {
   onCleanup(() => db.drop());
   const password = `bench-${randomBytes(6).toString('hex')}`;
   const baseline = options.baseline === undefined ? undefined : prepareBaseline(options.baseline);
-  const builds = [{ label: 'service', entry: undefined }, ...(baseline ? [{ label: `baseline ${baseline.ref}`, entry: baseline.entry }] : [])];
+  const certs = options.tls ? selfSignedCertificate() : undefined;
+  if (certs) onCleanup(async () => rmSync(certs.dir, { recursive: true, force: true }));
+  const builds: Build[] = [
+    { label: 'service', entry: undefined, env: {}, against: 'baseline' },
+    ...(certs ? [{ label: 'service, HTTPS', entry: undefined, env: { TLS_CERT_FILE: certs.cert, TLS_KEY_FILE: certs.key }, against: 'HTTP' as const }] : []),
+    ...(baseline ? [{ label: `baseline ${baseline.ref}`, entry: baseline.entry, env: {}, against: 'baseline' as const }] : []),
+  ];
   let running: Side | undefined;
   onCleanup(async () => running && (await stopSide(running)));
   // Each build's count per scenario, one per process: V8 compiles the same code differently from one
@@ -74,7 +94,7 @@ export async function runInstructions(options: BenchOptions): Promise<void> {
   for (let round = 1; round <= options.repeat; round++) {
     for (const [b, build] of builds.entries()) {
       progress(`${build.label}: process ${round} of ${options.repeat}, started under callgrind`);
-      running = await startSide(db.config, password, options, build.label, build.entry);
+      running = await startSide(db.config, password, options, build);
       for (const [s, name] of options.scenarios.entries()) {
         const scenario = scenarioNamed(name);
         await db.resetUsers(scenario.tableRows, scenario.writes ? 'writes' : 'reads');
@@ -97,16 +117,27 @@ export async function runInstructions(options: BenchOptions): Promise<void> {
   }
   const rows: Row[] = options.scenarios.flatMap((name, s) => {
     const medians = builds.map((_, b) => median(counts[b]![s]!));
-    return builds.map((build, b) => ({ scenario: name, label: build.label, perProcess: counts[b]![s]!, median: medians[b]!, ratio: medians.at(-1)! / medians[b]! }));
+    const reference = (build: Build): number | undefined => (build.against === 'HTTP' ? medians[0] : baseline ? medians.at(-1) : undefined);
+    return builds.map((build, b) => {
+      const against = reference(build);
+      return { scenario: name, label: build.label, perProcess: counts[b]![s]!, median: medians[b]!, ratio: against === undefined ? undefined : against / medians[b]!, against: build.against };
+    });
   });
   const machine = describeMachine(await db.serverVersion());
   console.log(
     [
       `${machineLine(machine)}; ${options.requests} requests per count, one at a time, after ${WARMUP_REQUESTS} unmeasured and a settling count; node ${NODE_FLAGS.join(' ')} under valgrind --tool=callgrind`,
-      `Each row: the median over ${options.repeat} processes of each one's lowest of ${COUNTS_PER_PROCESS} counts; spread: (largest - smallest) / median; x baseline: the baseline's instructions per request over this side's.`,
+      `Each row: the median over ${options.repeat} processes of each one's lowest of ${COUNTS_PER_PROCESS} counts; spread: (largest - smallest) / median; x baseline: the baseline's instructions per request over this side's; x HTTP: this build's over plain HTTP over its own over HTTPS.`,
       formatTable(
-        ['scenario', 'side', 'instructions/request', 'spread %', 'x baseline'],
-        rows.map((row) => [row.scenario, row.label, fixed(row.median, 0), fixed((100 * (Math.max(...row.perProcess) - Math.min(...row.perProcess))) / row.median, 2), baseline ? fixed(row.ratio, 3) : '-']),
+        ['scenario', 'side', 'instructions/request', 'spread %', 'x baseline', 'x HTTP'],
+        rows.map((row) => [
+          row.scenario,
+          row.label,
+          fixed(row.median, 0),
+          fixed((100 * (Math.max(...row.perProcess) - Math.min(...row.perProcess))) / row.median, 2),
+          row.against === 'baseline' && row.ratio !== undefined ? fixed(row.ratio, 3) : '-',
+          row.against === 'HTTP' && row.ratio !== undefined ? fixed(row.ratio, 3) : '-',
+        ]),
       ),
     ].join('\n'),
   );
@@ -124,7 +155,10 @@ function requireValgrind(): void {
 
 /** Sends `count` requests one after another, numbered from `from`; any unexpected status ends the run. Returns the next number. */
 async function send(baseUrl: string, scenario: Scenario, password: string, from: number, count: number): Promise<number> {
-  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  // Over HTTPS the benchmark's own certificate is not checked; one TLS session carries every request.
+  const secure = baseUrl.startsWith('https:');
+  const agent = secure ? new HttpsAgent({ keepAlive: true, maxSockets: 1, rejectUnauthorized: false }) : new HttpAgent({ keepAlive: true, maxSockets: 1 });
+  const request = secure ? httpsRequest : httpRequest;
   try {
     for (let n = from; n < from + count; n++) {
       const operation = httpOperation(scenario, n, password);
@@ -152,11 +186,11 @@ function callgrindControl(args: string[], service: RunningService): void {
   execFileSync('callgrind_control', [...args, String(service.pid)], { stdio: 'ignore', timeout: 60_000, env: { ...process.env, HOST: new URL(service.baseUrl).hostname } });
 }
 
-async function startSide(db: DbConfig, password: string, options: BenchOptions, label: string, entry: string | undefined): Promise<Side> {
+async function startSide(db: DbConfig, password: string, options: BenchOptions, { label, entry, env }: Build): Promise<Side> {
   const countsDir = mkdtempSync(join(tmpdir(), 'bench-callgrind-'));
   const launcher = ['valgrind', '-q', '--tool=callgrind', '--instr-atstart=no', '--dump-instr=no', '--compress-strings=no', `--callgrind-out-file=${join(countsDir, 'counts')}`];
   try {
-    const service = await startService(db, password, { ...options, profile: false, env: {} }, entry, { command: launcher, nodeFlags: NODE_FLAGS, readyTimeoutMs: READY_UNDER_VALGRIND_MS });
+    const service = await startService(db, password, { ...options, profile: false, env }, entry, { command: launcher, nodeFlags: NODE_FLAGS, readyTimeoutMs: READY_UNDER_VALGRIND_MS });
     return { label, service, countsDir };
   } catch (error) {
     rmSync(countsDir, { recursive: true, force: true });

@@ -51,6 +51,8 @@ export interface BenchOptions {
   accuracySec: number;
   /** Instructions mode: requests per count. */
   requests: number;
+  /** Instructions mode: also count this build over HTTPS. */
+  tls: boolean;
   runner: Runner;
 }
 
@@ -75,6 +77,8 @@ export const usage = `Usage: npx tsx bench/run.ts [options]
                              callgrind (and --baseline's), one request at a time: a cost that does not
                              move with the machine's load
   --requests <n>             instructions mode: requests per count (default 2000)
+  --tls                      instructions mode: also count this build over HTTPS (TLS 1.3, keep-alive),
+                             against itself over plain HTTP
   --accuracy-seconds <s>     limits mode: seconds of each accuracy run (default 30)
   --workers <n>              the service's WORKERS (default 1)
   --duration <s>             seconds per measurement (default 5)
@@ -139,6 +143,7 @@ export function parseOptions(argv: string[]): BenchOptions {
       'direct-best': { type: 'string' },
       'accuracy-seconds': { type: 'string', default: '30' },
       requests: { type: 'string', default: '2000' },
+      tls: { type: 'boolean', default: false },
       runner: { type: 'string', default: 'build' },
       workers: { type: 'string', default: '1' },
       help: { type: 'boolean', default: false },
@@ -156,6 +161,7 @@ export function parseOptions(argv: string[]): BenchOptions {
   if (workers > 1 && values['service-log'] === 'off') fail('--workers above 1 needs the real entry point: --service-log null or pipe');
   if (values.baseline !== undefined && !['throughput', 'memory', 'startup', 'tracing', 'instructions'].includes(values.mode)) fail('--baseline is for the throughput, memory, startup, tracing and instructions modes');
   if (values.events !== 'off' && values.mode !== 'throughput') fail('--events is for the throughput mode');
+  if (values.tls && values.mode !== 'instructions') fail('--tls is for the instructions mode');
   if ((values['webhook-urls'] !== '0' || values['api-endpoints'] !== '0') && (values.mode !== 'throughput' || values.events !== 'on')) {
     fail('--webhook-urls and --api-endpoints are for the throughput mode with --events on');
   }
@@ -184,6 +190,7 @@ export function parseOptions(argv: string[]): BenchOptions {
     directConcurrency: (values['direct-best'] ?? '').split(',').filter(Boolean).map((each) => Math.round(positive(each, 'direct-best'))),
     accuracySec: Math.round(positive(values['accuracy-seconds'], 'accuracy-seconds')),
     requests: wholeCount(values.requests, 'requests'),
+    tls: values.tls,
     runner: oneOf(values.runner, ['build', 'tsx'] as const, 'runner'),
     workers,
   };

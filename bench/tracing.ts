@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { prepareBaseline } from './baseline.js';
+import { selfSignedCertificate } from './certificates.js';
 import { createBenchDatabase } from './database.js';
 import { onCleanup, startChild } from './lifecycle.js';
 import { chooseLoad } from './load-generator.js';
@@ -44,7 +45,7 @@ export async function runTracing(options: BenchOptions): Promise<void> {
   const password = `bench-${randomBytes(6).toString('hex')}`;
   const collector = await startCollector();
   onCleanup(() => new Promise<void>((resolve) => collector.server.close(() => resolve())));
-  const certs = selfSigned();
+  const certs = selfSignedCertificate();
   onCleanup(async () => rmSync(certs.dir, { recursive: true, force: true }));
   const baseline = options.baseline === undefined ? undefined : prepareBaseline(options.baseline);
   const endpoint = `http://127.0.0.1:${(collector.server.address() as AddressInfo).port}`;
@@ -121,14 +122,6 @@ async function startCollector(): Promise<{ server: Server; exports(): number }> 
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return { server, exports: () => count };
-}
-
-function selfSigned(): { dir: string; cert: string; key: string } {
-  const dir = mkdtempSync(join(tmpdir(), 'bench-tls-'));
-  const cert = join(dir, 'cert.pem');
-  const key = join(dir, 'key.pem');
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', key, '-out', cert, '-subj', '/CN=localhost', '-days', '2'], { stdio: 'ignore' });
-  return { dir, cert, key };
 }
 
 /** wrk with a new connection per request: how many connections (TCP, and TLS handshakes over HTTPS) the service takes per second. */

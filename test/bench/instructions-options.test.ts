@@ -16,6 +16,17 @@ describe('bench options for the instructions mode', () => {
     assert.deepEqual(options.scenarios, ['get-one', 'create', 'mixed']);
   });
 
+  test('--tls adds this build over HTTPS to the instructions mode; off unless given', () => {
+    assert.equal(parseOptions(['--mode', 'instructions']).tls, false);
+    assert.equal(parseOptions(['--mode', 'instructions', '--tls']).tls, true);
+  });
+
+  test('--tls outside the instructions mode is refused with a message and exit status 2', () => {
+    const run = spawnSync(process.execPath, ['--import', 'tsx', 'bench/run.ts', '--mode', 'throughput', '--tls'], { encoding: 'utf8' });
+    assert.equal(run.status, 2);
+    assert.match(run.stderr, /--tls is for the instructions mode/);
+  });
+
   for (const value of ['0', '0.2', 'many']) {
     test(`--requests ${value} is refused with a message and exit status 2`, () => {
       const run = spawnSync(process.execPath, ['--import', 'tsx', 'bench/run.ts', '--mode', 'instructions', '--requests', value], { encoding: 'utf8' });
