@@ -2,6 +2,7 @@ import type { LogFormat } from '../config/environment.js';
 import { prettyLine } from './pretty.js';
 import type { SpanContext } from '../tracing/trace-context.js';
 import { stdoutLines, type LineWriter } from './stdout-lines.js';
+import { isoTimestamps } from './timestamp.js';
 
 export type LogFields = Record<string, unknown>;
 
@@ -31,17 +32,7 @@ export interface Logger {
 
 /** JSON lines for machines (the default); `pretty` for a person at a terminal. */
 export function createLogger(write: LineWriter = stdoutLines(), format: LogFormat = 'json'): Logger {
-  let lastMs = 0;
-  let lastTime = '';
-  // Many lines share a millisecond under load: the timestamp is formatted once per millisecond.
-  const now = (): string => {
-    const ms = Date.now();
-    if (ms !== lastMs) {
-      lastMs = ms;
-      lastTime = new Date(ms).toISOString();
-    }
-    return lastTime;
-  };
+  const now = isoTimestamps();
   const emit =
     format === 'pretty'
       ? (level: string, msg: string, fields?: LogFields): void => write(prettyLine(now(), level, msg, fields))
