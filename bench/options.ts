@@ -78,7 +78,7 @@ export const usage = `Usage: npx tsx bench/run.ts [options]
                              move with the machine's load
   --requests <n>             instructions mode: requests per count (default 2000)
   --tls                      instructions mode: also count this build over HTTPS (TLS 1.3, keep-alive),
-                             against itself over plain HTTP
+                             against itself over plain HTTP, on get-one
   --accuracy-seconds <s>     limits mode: seconds of each accuracy run (default 30)
   --workers <n>              the service's WORKERS (default 1)
   --duration <s>             seconds per measurement (default 5)
