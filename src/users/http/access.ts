@@ -1,7 +1,7 @@
 import type { BearerAuth } from '../../auth/bearer-auth.js';
-import { requireScope } from '../../auth/bearer-auth.js';
+import { needing } from '../../auth/scope-guard.js';
 import { bearerToken } from '../../auth/bearer-token.js';
-import type { Principal, Scope } from '../../auth/principal.js';
+import type { Principal } from '../../auth/principal.js';
 import type { AuthMode } from '../../config/environment.js';
 import { HttpError } from '../../errors/http-error.js';
 import { setAuthenticatedAs } from '../../http/authenticated-as.js';
@@ -85,18 +85,5 @@ function eventsReadOrPassword(auth: BearerAuth, byPassword: Handler, byToken: Ha
     if (principal === undefined || !principal.scopes.has('events:read')) return byPassword(ctx);
     setAuthenticatedAs(ctx.res, principal.name);
     return byToken(ctx);
-  };
-}
-
-/**
- * The handler, behind a bearer token with `scope` (or `alternative`, when given); without either
- * it is 403 naming `scope`. The access line names the token's principal, also when it lacks the scope.
- */
-export function needing(auth: BearerAuth, scope: Scope, alternative?: Scope): (handler: Handler) => Handler {
-  return (handler) => async (ctx) => {
-    const principal = await auth.principalOf(ctx.req, ctx.requestId);
-    setAuthenticatedAs(ctx.res, principal.name);
-    if (alternative === undefined || !principal.scopes.has(alternative)) requireScope(principal, scope);
-    return handler(ctx);
   };
 }

@@ -1,7 +1,7 @@
 import type { BearerAuth } from '../../../../auth/bearer-auth.js';
 import { HttpError } from '../../../../errors/http-error.js';
 import type { Handler } from '../../../../http/context.js';
-import { needing } from '../../../../users/http/access.js';
+import { needing } from '../../../../auth/scope-guard.js';
 
 const authOff = new HttpError(403, 'Managing webhook endpoints needs AUTH=writes or AUTH=all and a bearer token with the scope webhooks:admin');
 
