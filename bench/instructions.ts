@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { prepareBaseline } from './baseline.js';
 import { selfSignedCertificate } from './certificates.js';
+import { startCollector } from './collector.js';
 import { createBenchDatabase } from './database.js';
 import { httpOperation } from './http-load.js';
 import { onCleanup } from './lifecycle.js';
@@ -38,8 +39,8 @@ interface Build {
   label: string;
   entry: string | undefined;
   env: Record<string, string>;
-  /** The side this one's ratio is taken against: the baseline, or this build over plain HTTP. */
-  against: 'baseline' | 'HTTP';
+  /** The side this one's ratio is taken against: the baseline, or this build with nothing configured. */
+  against: 'baseline' | 'service';
   /** Only these scenarios (HTTPS is counted on get-one, as the tracing mode measures it). */
   only?: string[];
 }
@@ -72,7 +73,9 @@ interface Row {
  * processes of its own, alternating, since V8 compiles differently from one process to the next.
  * What the database server executes is not counted: the same statements reach it from both.
  * With --tls this build is also counted over HTTPS (TLS 1.3, keep-alive) against itself over HTTP:
- * the service's own cost of TLS, which a load generator sharing the machine's cores would blur.
+ * the service's own cost of TLS, which a load generator sharing the machine's cores would blur. With
+ * --export R, with spans exported to a local OTLP endpoint at sampling ratio R (the exporter's
+ * thread counted too).
  */
 export async function runInstructions(options: BenchOptions): Promise<void> {
   requireValgrind();
@@ -82,9 +85,13 @@ export async function runInstructions(options: BenchOptions): Promise<void> {
   const baseline = options.baseline === undefined ? undefined : prepareBaseline(options.baseline);
   const certs = options.tls ? selfSignedCertificate() : undefined;
   if (certs) onCleanup(async () => rmSync(certs.dir, { recursive: true, force: true }));
+  const collector = options.exportRatio === undefined ? undefined : await startCollector();
+  if (collector) onCleanup(() => new Promise<void>((resolve) => collector.server.close(() => resolve())));
+  const exporting = collector && { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_TRACES_SAMPLER_ARG: String(options.exportRatio) };
   const builds: Build[] = [
     { label: 'service', entry: undefined, env: {}, against: 'baseline' },
-    ...(certs ? [{ label: 'service, HTTPS', entry: undefined, env: { TLS_CERT_FILE: certs.cert, TLS_KEY_FILE: certs.key }, against: 'HTTP' as const, only: ['get-one'] }] : []),
+    ...(certs ? [{ label: 'service, HTTPS', entry: undefined, env: { TLS_CERT_FILE: certs.cert, TLS_KEY_FILE: certs.key }, against: 'service' as const, only: ['get-one'] }] : []),
+    ...(exporting ? [{ label: `service, export ${options.exportRatio}`, entry: undefined, env: exporting, against: 'service' as const }] : []),
     ...(baseline ? [{ label: `baseline ${baseline.ref}`, entry: baseline.entry, env: {}, against: 'baseline' as const }] : []),
   ];
   let running: Side | undefined;
@@ -121,7 +128,7 @@ export async function runInstructions(options: BenchOptions): Promise<void> {
   const rows: Row[] = options.scenarios.flatMap((name, s) => {
     const measured = builds.map((build, b) => ({ build, b })).filter(({ build }) => build.only === undefined || build.only.includes(name));
     const medians = builds.map((_, b) => median(counts[b]![s]!));
-    const reference = (build: Build): number | undefined => (build.against === 'HTTP' ? medians[0] : baseline ? medians.at(-1) : undefined);
+    const reference = (build: Build): number | undefined => (build.against === 'service' ? medians[0] : baseline ? medians.at(-1) : undefined);
     return measured.map(({ build, b }) => {
       const against = reference(build);
       return { scenario: name, label: build.label, perProcess: counts[b]![s]!, median: medians[b]!, ratio: against === undefined ? undefined : against / medians[b]!, against: build.against };
@@ -131,16 +138,16 @@ export async function runInstructions(options: BenchOptions): Promise<void> {
   console.log(
     [
       `${machineLine(machine)}; ${options.requests} requests per count, one at a time, after ${WARMUP_REQUESTS} unmeasured and a settling count; node ${NODE_FLAGS.join(' ')} under valgrind --tool=callgrind`,
-      `Each row: the median over ${options.repeat} processes of each one's lowest of ${COUNTS_PER_PROCESS} counts; spread: (largest - smallest) / median; x baseline: the baseline's instructions per request over this side's; x HTTP: this build's over plain HTTP over its own over HTTPS.`,
+      `Each row: the median over ${options.repeat} processes of each one's lowest of ${COUNTS_PER_PROCESS} counts; spread: (largest - smallest) / median; x baseline: the baseline's instructions per request over this side's; x service: this build's with nothing configured over this side's.`,
       formatTable(
-        ['scenario', 'side', 'instructions/request', 'spread %', 'x baseline', 'x HTTP'],
+        ['scenario', 'side', 'instructions/request', 'spread %', 'x baseline', 'x service'],
         rows.map((row) => [
           row.scenario,
           row.label,
           fixed(row.median, 0),
           fixed((100 * (Math.max(...row.perProcess) - Math.min(...row.perProcess))) / row.median, 2),
           row.against === 'baseline' && row.ratio !== undefined ? fixed(row.ratio, 3) : '-',
-          row.against === 'HTTP' && row.ratio !== undefined ? fixed(row.ratio, 3) : '-',
+          row.against === 'service' && row.ratio !== undefined ? fixed(row.ratio, 3) : '-',
         ]),
       ),
     ].join('\n'),

@@ -53,6 +53,8 @@ export interface BenchOptions {
   requests: number;
   /** Instructions mode: also count this build over HTTPS. */
   tls: boolean;
+  /** Instructions mode: also count this build exporting spans at this sampling ratio. */
+  exportRatio: number | undefined;
   runner: Runner;
 }
 
@@ -79,6 +81,8 @@ export const usage = `Usage: npx tsx bench/run.ts [options]
   --requests <n>             instructions mode: requests per count (default 2000)
   --tls                      instructions mode: also count this build over HTTPS (TLS 1.3, keep-alive),
                              against itself over plain HTTP, on get-one
+  --export <ratio>           instructions mode: also count this build exporting spans over OTLP to a
+                             local endpoint, sampled at this ratio (0-1)
   --accuracy-seconds <s>     limits mode: seconds of each accuracy run (default 30)
   --workers <n>              the service's WORKERS (default 1)
   --duration <s>             seconds per measurement (default 5)
@@ -144,6 +148,7 @@ export function parseOptions(argv: string[]): BenchOptions {
       'accuracy-seconds': { type: 'string', default: '30' },
       requests: { type: 'string', default: '2000' },
       tls: { type: 'boolean', default: false },
+      export: { type: 'string' },
       runner: { type: 'string', default: 'build' },
       workers: { type: 'string', default: '1' },
       help: { type: 'boolean', default: false },
@@ -162,6 +167,7 @@ export function parseOptions(argv: string[]): BenchOptions {
   if (values.baseline !== undefined && !['throughput', 'memory', 'startup', 'tracing', 'instructions'].includes(values.mode)) fail('--baseline is for the throughput, memory, startup, tracing and instructions modes');
   if (values.events !== 'off' && values.mode !== 'throughput') fail('--events is for the throughput mode');
   if (values.tls && values.mode !== 'instructions') fail('--tls is for the instructions mode');
+  if (values.export !== undefined && values.mode !== 'instructions') fail('--export is for the instructions mode');
   if ((values['webhook-urls'] !== '0' || values['api-endpoints'] !== '0') && (values.mode !== 'throughput' || values.events !== 'on')) {
     fail('--webhook-urls and --api-endpoints are for the throughput mode with --events on');
   }
@@ -191,6 +197,7 @@ export function parseOptions(argv: string[]): BenchOptions {
     accuracySec: Math.round(positive(values['accuracy-seconds'], 'accuracy-seconds')),
     requests: wholeCount(values.requests, 'requests'),
     tls: values.tls,
+    exportRatio: values.export === undefined ? undefined : ratio(values.export, 'export'),
     runner: oneOf(values.runner, ['build', 'tsx'] as const, 'runner'),
     workers,
   };
@@ -207,6 +214,13 @@ function wholeCount(raw: string, name: string): number {
   const count = Math.round(positive(raw, name));
   if (count < 1) fail(`--${name} must be a positive number`);
   return count;
+}
+
+/** A sampling ratio: a number from 0 to 1. */
+function ratio(raw: string, name: string): number {
+  const value = Number(raw);
+  if (raw.trim() === '' || !Number.isFinite(value) || value < 0 || value > 1) fail(`--${name} must be a ratio from 0 to 1`);
+  return value;
 }
 
 function oneOf<T extends string>(raw: string, allowed: readonly T[], name: string): T {

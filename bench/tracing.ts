@@ -1,12 +1,11 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { prepareBaseline } from './baseline.js';
 import { selfSignedCertificate } from './certificates.js';
+import { startCollector } from './collector.js';
 import { createBenchDatabase } from './database.js';
 import { onCleanup, startChild } from './lifecycle.js';
 import { chooseLoad } from './load-generator.js';
@@ -48,7 +47,7 @@ export async function runTracing(options: BenchOptions): Promise<void> {
   const certs = selfSignedCertificate();
   onCleanup(async () => rmSync(certs.dir, { recursive: true, force: true }));
   const baseline = options.baseline === undefined ? undefined : prepareBaseline(options.baseline);
-  const endpoint = `http://127.0.0.1:${(collector.server.address() as AddressInfo).port}`;
+  const endpoint = collector.url;
   const sides: Side[] = [
     { label: 'nothing configured', env: {} },
     ...(baseline ? [{ label: `baseline ${baseline.ref}`, env: {}, baseline: true }] : []),
@@ -111,19 +110,6 @@ export async function runTracing(options: BenchOptions): Promise<void> {
 }
 
 /** An OTLP/HTTP collector that takes every export (200) and counts them. */
-async function startCollector(): Promise<{ server: Server; exports(): number }> {
-  let count = 0;
-  const server = createServer((req, res) => {
-    req.resume();
-    req.on('end', () => {
-      count++;
-      res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { server, exports: () => count };
-}
-
 /** wrk with a new connection per request: how many connections (TCP, and TLS handshakes over HTTPS) the service takes per second. */
 async function newConnections(http: RunningService, https: RunningService, options: BenchOptions): Promise<{ http: number; https: number }> {
   const rate = async (service: RunningService): Promise<number> => {

@@ -27,6 +27,20 @@ describe('bench options for the instructions mode', () => {
     assert.match(run.stderr, /--tls is for the instructions mode/);
   });
 
+  test('--export sets the sampling ratio of an exporting side; none unless given', () => {
+    assert.equal(parseOptions(['--mode', 'instructions']).exportRatio, undefined);
+    assert.equal(parseOptions(['--mode', 'instructions', '--export', '0.1']).exportRatio, 0.1);
+    assert.equal(parseOptions(['--mode', 'instructions', '--export', '1']).exportRatio, 1);
+  });
+
+  for (const value of ['1.5', '-0.1', 'half', '']) {
+    test(`--export ${JSON.stringify(value)} is refused with a message and exit status 2`, () => {
+      const run = spawnSync(process.execPath, ['--import', 'tsx', 'bench/run.ts', '--mode', 'instructions', `--export=${value}`], { encoding: 'utf8' });
+      assert.equal(run.status, 2);
+      assert.match(run.stderr, /--export must be a ratio from 0 to 1/);
+    });
+  }
+
   for (const value of ['0', '0.2', 'many']) {
     test(`--requests ${value} is refused with a message and exit status 2`, () => {
       const run = spawnSync(process.execPath, ['--import', 'tsx', 'bench/run.ts', '--mode', 'instructions', '--requests', value], { encoding: 'utf8' });
