@@ -1,4 +1,4 @@
-import { ConfigError, text, type Env } from './env-values.js';
+import { ConfigError, positive, text, type Env } from './env-values.js';
 
 export const samplerNames = ['always_on', 'always_off', 'traceidratio', 'parentbased_always_on', 'parentbased_always_off', 'parentbased_traceidratio'] as const;
 export type SamplerName = (typeof samplerNames)[number];
@@ -14,7 +14,20 @@ export interface TracingSettings {
   sampler: SamplerName;
   /** OTEL_TRACES_SAMPLER_ARG for the ratio samplers, 0-1. */
   ratio: number;
+  batching: ExportBatching;
 }
+
+/** How ended spans wait for export: the SDK's batch span processor variables (OTEL_BSP_*), its defaults. */
+export interface ExportBatching {
+  /** OTEL_BSP_MAX_QUEUE_SIZE: ended spans waiting for export; beyond it a span is dropped rather than kept. */
+  maxQueued: number;
+  /** OTEL_BSP_MAX_EXPORT_BATCH_SIZE: spans per export request. */
+  batchSize: number;
+  /** OTEL_BSP_SCHEDULE_DELAY: a partial batch goes out this long after its first span ended. */
+  delayMs: number;
+}
+
+export const defaultBatching: ExportBatching = { maxQueued: 2048, batchSize: 512, delayMs: 5000 };
 
 /** Undefined without an endpoint: trace context is still passed on, nothing is exported. */
 export function tracingSettings(env: Env): TracingSettings | undefined {
@@ -38,7 +51,20 @@ export function tracingSettings(env: Env): TracingSettings | undefined {
     serviceName: text(env, 'OTEL_SERVICE_NAME', 'user-service'),
     sampler: sampler as SamplerName,
     ratio,
+    batching: exportBatching(env),
   };
+}
+
+function exportBatching(env: Env): ExportBatching {
+  const batching = {
+    maxQueued: positive(env, 'OTEL_BSP_MAX_QUEUE_SIZE', defaultBatching.maxQueued),
+    batchSize: positive(env, 'OTEL_BSP_MAX_EXPORT_BATCH_SIZE', defaultBatching.batchSize),
+    delayMs: positive(env, 'OTEL_BSP_SCHEDULE_DELAY', defaultBatching.delayMs),
+  };
+  if (batching.batchSize > batching.maxQueued) {
+    throw new ConfigError(`OTEL_BSP_MAX_EXPORT_BATCH_SIZE (${batching.batchSize}) must not exceed OTEL_BSP_MAX_QUEUE_SIZE (${batching.maxQueued})`);
+  }
+  return batching;
 }
 
 function checkedUrl(name: string, value: string): string {

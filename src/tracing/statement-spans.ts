@@ -1,7 +1,7 @@
 import diagnostics from 'node:diagnostics_channel';
 import type { SpanScope } from './span-scope.js';
 import { childOf } from './trace-context.js';
-import type { FinishedSpan } from './otel/span-export.js';
+import type { AttributeNames, FinishedSpan } from './finished-span.js';
 
 /** Where a connection goes (mysql2's connection config, the fields a span names). */
 export interface StatementServer {
@@ -10,6 +10,9 @@ export interface StatementServer {
   port?: number;
   socketPath?: string;
 }
+
+/** A statement's client span: the database semantic conventions. */
+const STATEMENT_SPAN: AttributeNames = ['db.system.name', 'db.namespace', 'db.operation.name', 'db.query.text', 'server.address', 'server.port'];
 
 /** Longer statement texts (a batch's repeated placeholders) are cut: their shape is clear well before. */
 const MAX_TEXT = 2048;
@@ -59,14 +62,8 @@ export function statementSpan(scope: SpanScope, statement: string, server: State
       kind: 'client',
       startMs,
       endMs: performance.timeOrigin + performance.now(),
-      attributes: {
-        'db.system.name': dbSystem,
-        'db.namespace': server.database ?? '',
-        'db.operation.name': operation,
-        'db.query.text': text,
-        'server.address': server.socketPath ?? server.host ?? 'localhost',
-        ...(server.socketPath === undefined && server.port !== undefined ? { 'server.port': server.port } : {}),
-      },
+      names: STATEMENT_SPAN,
+      values: [dbSystem, server.database ?? '', operation, text, server.socketPath ?? server.host ?? 'localhost', server.socketPath === undefined ? server.port : undefined],
       links: scope.links,
       ...(error ? { error: describe(error) } : {}),
     });

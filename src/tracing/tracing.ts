@@ -3,9 +3,13 @@ import type { TracingSettings } from '../config/tracing-settings.js';
 import type { Logger } from '../log/logger.js';
 import { buildInfo } from '../metrics/build-info.js';
 import type { Registry } from '../metrics/registry.js';
-import { startSpanExport, type FinishedSpan, type SpanExport } from './otel/span-export.js';
+import type { AttributeNames, FinishedSpan } from './finished-span.js';
+import { startSpanExport, type SpanExport } from './otel/span-export.js';
 import { exportStatementsTo } from './statement-spans.js';
 import { continueTrace, type SpanContext } from './trace-context.js';
+
+/** A request's server span: HTTP's stable semantic conventions. */
+const SERVER_SPAN: AttributeNames = ['http.request.method', 'http.route', 'url.path', 'url.scheme', 'http.response.status_code', 'server.port', 'user_agent.original', 'network.protocol.version'];
 
 /** A collector that fails is said once a minute at most, with what was dropped meanwhile. */
 const WARN_EVERY_MS = 60_000;
@@ -54,23 +58,26 @@ export async function startTracing(settings: TracingSettings, logger: Logger): P
     startSpan: (req) => continueTrace(req.headers.traceparent, req.headers.tracestate, exporter.decide),
     endSpan(span, req, _res, route, status, startedAtMs, elapsedMs) {
       const code = status === 'aborted' ? undefined : status;
-      const path = (req.url ?? '/').split('?')[0]!;
+      const url = req.url ?? '/';
+      const query = url.indexOf('?');
+      const method = req.method ?? 'GET';
       exporter.record({
         span,
-        name: `${req.method ?? 'GET'} ${route === 'unmatched' ? '' : route}`.trim(),
+        name: route === 'unmatched' ? method : `${method} ${route}`,
         kind: 'server',
         startMs: startedAtMs,
         endMs: startedAtMs + elapsedMs,
-        attributes: {
-          'http.request.method': req.method ?? 'GET',
-          ...(route === 'unmatched' ? {} : { 'http.route': route }),
-          'url.path': path,
-          'url.scheme': 'encrypted' in req.socket ? 'https' : 'http',
-          ...(code === undefined ? {} : { 'http.response.status_code': code }),
-          'server.port': req.socket.localPort ?? 0,
-          ...(req.headers['user-agent'] ? { 'user_agent.original': req.headers['user-agent'] } : {}),
-          'network.protocol.version': req.httpVersion,
-        },
+        names: SERVER_SPAN,
+        values: [
+          method,
+          route === 'unmatched' ? undefined : route,
+          query === -1 ? url : url.slice(0, query),
+          'encrypted' in req.socket ? 'https' : 'http',
+          code,
+          req.socket.localPort ?? 0,
+          req.headers['user-agent'] || undefined,
+          req.httpVersion,
+        ],
         ...(code === undefined ? { error: 'aborted' } : code >= 500 ? { error: String(code) } : {}),
       });
     },

@@ -160,7 +160,7 @@ describe('npm run start:prod: the compiled entry, without tsx', () => {
   test('with OTEL_EXPORTER_OTLP_ENDPOINT: the compiled exporter thread sends a request\'s span', async (t) => {
     const collector = await OtlpReceiver.start();
     t.after(() => collector.close());
-    const service = npmStartProd({ ...dbEnv(db.config), OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' });
+    const service = npmStartProd({ ...dbEnv(db.config), OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_BSP_SCHEDULE_DELAY: '100' });
     t.after(service.kill);
     const baseUrl = await readyBaseUrl(await service.listening());
     const res = await request(baseUrl, 'GET', '/api/users/1', { headers: { traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' } });

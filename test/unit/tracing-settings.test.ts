@@ -19,7 +19,13 @@ describe('OTEL_* settings', () => {
       serviceName: 'user-service',
       sampler: 'parentbased_traceidratio',
       ratio: 1,
+      batching: { maxQueued: 2048, batchSize: 512, delayMs: 5000 },
     });
+  });
+
+  test('OTEL_BSP_* set how spans are batched for export', () => {
+    const given = { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://a', OTEL_BSP_MAX_QUEUE_SIZE: '100', OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '10', OTEL_BSP_SCHEDULE_DELAY: '250' };
+    assert.deepEqual(tracingSettings(given)?.batching, { maxQueued: 100, batchSize: 10, delayMs: 250 });
   });
 
   test('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is used as it is, and wins', () => {
@@ -36,6 +42,8 @@ describe('OTEL_* settings', () => {
     ['a ratio above 1', { OTEL_TRACES_SAMPLER_ARG: '1.5' }, /OTEL_TRACES_SAMPLER_ARG must be a ratio from 0 to 1/],
     ['a ratio that is not a number', { OTEL_TRACES_SAMPLER_ARG: 'half' }, /OTEL_TRACES_SAMPLER_ARG must be a ratio/],
     ['a header without =', { OTEL_EXPORTER_OTLP_HEADERS: 'api-key' }, /OTEL_EXPORTER_OTLP_HEADERS must be key=value pairs/],
+    ['a batch larger than the queue', { OTEL_BSP_MAX_QUEUE_SIZE: '100', OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '200' }, /OTEL_BSP_MAX_EXPORT_BATCH_SIZE \(200\) must not exceed OTEL_BSP_MAX_QUEUE_SIZE \(100\)/],
+    ['a delay that is not a whole number', { OTEL_BSP_SCHEDULE_DELAY: '0.5' }, /OTEL_BSP_SCHEDULE_DELAY must be a whole number/],
     ['an endpoint that is not a URL', { OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318' }, /OTEL_EXPORTER_OTLP_ENDPOINT must be an http or https URL/],
   ];
   for (const [what, env, message] of refused) {

@@ -9,8 +9,12 @@ import type { WebhookObserver } from './metrics.js';
 import { post, type EndpointAgents, type PostResult } from './post.js';
 import { signedHeaders, webhookId } from './signature.js';
 import { attemptSpanOf, TRACEPARENT_HEADER, traceparentOf, type SpanContext } from '../../tracing/trace-context.js';
+import type { AttributeNames } from '../../tracing/finished-span.js';
 import { activeTracing } from '../../tracing/tracing.js';
 import { shownUrl } from './shown-url.js';
+
+/** A webhook attempt's client span: HTTP's semantic conventions and the event it carried. */
+const ATTEMPT_SPAN: AttributeNames = ['http.request.method', 'url.full', 'server.address', 'http.response.status_code', 'webhook.event_id', 'webhook.event_type'];
 
 /** What follows each attempt besides its result: the log of attempts, the process's view of the endpoint's health, the database's. */
 export interface AttemptWitnesses {
@@ -73,14 +77,8 @@ export class Sender {
       kind: 'client',
       startMs,
       endMs: performance.timeOrigin + performance.now(),
-      attributes: {
-        'http.request.method': 'POST',
-        'url.full': shownUrl(url),
-        'server.address': new URL(url).hostname,
-        ...(result.status === null ? {} : { 'http.response.status_code': result.status }),
-        'webhook.event_id': event.id,
-        'webhook.event_type': event.type,
-      },
+      names: ATTEMPT_SPAN,
+      values: ['POST', shownUrl(url), new URL(url).hostname, result.status ?? undefined, event.id, event.type],
       ...(result.kind === 'failed' ? { error: result.error } : {}),
     });
   }

@@ -1,23 +1,12 @@
-import type { Context } from '@opentelemetry/api';
-import type { ReadableSpan, Span, SpanExporter, SpanProcessor } from '@opentelemetry/sdk-trace';
-
-export interface QueueLimits {
-  /** Ended spans waiting for export; beyond it a span is dropped rather than kept. */
-  maxQueued: number;
-  /** Spans per export request. */
-  batchSize: number;
-  /** A partial batch goes out this long after its first span ended. */
-  delayMs: number;
-}
-
-export const defaultQueueLimits: QueueLimits = { maxQueued: 4096, batchSize: 512, delayMs: 1000 };
+import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace';
+import type { ExportBatching } from '../../config/tracing-settings.js';
 
 /**
  * Ended spans, sent to the exporter in batches, one request at a time. Nothing here ever waits on
  * the collector: a queue that is full drops the span, and a batch the collector refused, or did not
  * answer within the exporter's timeout, is dropped too; `dropped` counts both, with the reason.
  */
-export class ExportQueue implements SpanProcessor {
+export class ExportQueue {
   private queued: ReadableSpan[] = [];
   private sending: Promise<void> | undefined;
   private timer: NodeJS.Timeout | undefined;
@@ -26,12 +15,10 @@ export class ExportQueue implements SpanProcessor {
     private readonly exporter: SpanExporter,
     private readonly dropped: (count: number, reason: string) => void,
     private readonly exported: (count: number) => void,
-    private readonly limits: QueueLimits = defaultQueueLimits,
+    private readonly limits: ExportBatching,
   ) {}
 
-  onStart(_span: Span, _parentContext: Context): void {}
-
-  onEnd(span: ReadableSpan): void {
+  add(span: ReadableSpan): void {
     if (this.queued.length >= this.limits.maxQueued) return this.dropped(1, 'export queue full');
     this.queued.push(span);
     if (this.queued.length >= this.limits.batchSize) this.sendNext();

@@ -2,26 +2,9 @@ import { once } from 'node:events';
 import { Worker } from 'node:worker_threads';
 import type { TracingSettings } from '../../config/tracing-settings.js';
 import { sampler, type SampleDecision } from '../sampler.js';
-import type { SpanContext } from '../trace-context.js';
-import { defaultQueueLimits, type QueueLimits } from './export-queue.js';
+import type { FinishedSpan } from '../finished-span.js';
 import type { FromExporter, ToExporter, WorkerSetup } from './export-worker.js';
-
-export type SpanKindName = 'server' | 'client';
-export type SpanAttributes = Record<string, string | number | boolean>;
-
-/** One finished span to export: ours, with its ids already handed out (the traceparent the client saw). */
-export interface FinishedSpan {
-  span: SpanContext;
-  name: string;
-  kind: SpanKindName;
-  startMs: number;
-  endMs: number;
-  attributes: SpanAttributes;
-  /** Other spans it served (a batched statement: every request in the batch). */
-  links?: readonly SpanContext[];
-  /** Set for a failure (a 5xx, a statement's error, a failed attempt). */
-  error?: string;
-}
+import { SpanEncoder } from './span-codec.js';
 
 /** What the rest of the service uses: a sampling decision per new trace, and finished spans handed over. */
 export interface SpanExport {
@@ -36,19 +19,26 @@ export interface ExportCounters {
   exported(count: number): void;
 }
 
-/** Finished spans are handed to the exporter's thread in groups: this many, or those of this long. */
+/**
+ * Finished spans are handed to the exporter's thread in groups: this many (or a batch, if smaller),
+ * or those of this long.
+ * Each hand-off wakes both threads; at a few sampled requests a second, a shorter wait meant one
+ * hand-off per span. The exporter then waits up to its own delay to fill a batch anyway.
+ */
 const HANDOFF_SPANS = 128;
-const HANDOFF_MS = 25;
+const HANDOFF_MS = 500;
 /** A graceful stop waits this long at most for the last export (the exporter's own timeout is 10 s). */
 const FLUSH_LIMIT_MS = 12_000;
 
 /**
  * OTLP/HTTP export with the official OpenTelemetry SDK and exporters (protobuf or JSON), on a thread
- * of its own (export-worker.ts). Here, a finished span costs a push to an array; groups of them go to
- * that thread in one message. Spans beyond what the exporter can hold are dropped and counted.
+ * of its own (export-worker.ts). Here, a finished span costs a few values pushed to an array; groups
+ * of them go to that thread in one message. Spans beyond what the exporter can hold are dropped and counted.
  */
-export async function startSpanExport(settings: TracingSettings, version: string, counters: ExportCounters, limits: QueueLimits = defaultQueueLimits): Promise<SpanExport> {
-  const setup: WorkerSetup = { settings, version, limits };
+export async function startSpanExport(settings: TracingSettings, version: string, counters: ExportCounters): Promise<SpanExport> {
+  const setup: WorkerSetup = { settings, version };
+  const limits = settings.batching;
+  const handOffAt = Math.min(HANDOFF_SPANS, limits.batchSize);
   const worker = exporterThread(setup);
   const [first] = (await Promise.race([once(worker, 'message'), once(worker, 'error').then(([error]) => [{ kind: 'failed', message: (error as Error).message }])])) as [FromExporter];
   if (first.kind !== 'ready') {
@@ -59,7 +49,7 @@ export async function startSpanExport(settings: TracingSettings, version: string
   }
   worker.unref();
   let handedOver = 0;
-  let pending: FinishedSpan[] = [];
+  const pending = new SpanEncoder();
   let timer: NodeJS.Timeout | undefined;
   let flushed: (() => void) | undefined;
   worker.on('message', (message: FromExporter) => {
@@ -72,18 +62,17 @@ export async function startSpanExport(settings: TracingSettings, version: string
   const handOff = (): void => {
     clearTimeout(timer);
     timer = undefined;
-    if (pending.length === 0) return;
-    handedOver += pending.length;
-    worker.postMessage({ kind: 'spans', spans: pending } satisfies ToExporter);
-    pending = [];
+    if (pending.count === 0) return;
+    handedOver += pending.count;
+    worker.postMessage({ kind: 'spans', group: pending.take() } satisfies ToExporter);
   };
   return {
     decide: sampler(settings.sampler, settings.ratio),
     record(finished) {
       // The exporter's thread is that far behind: what it cannot queue is dropped here, not held.
-      if (handedOver + pending.length >= limits.maxQueued) return counters.dropped(1, 'export queue full');
-      pending.push(finished);
-      if (pending.length >= HANDOFF_SPANS) handOff();
+      if (handedOver + pending.count >= limits.maxQueued) return counters.dropped(1, 'export queue full');
+      pending.add(finished);
+      if (pending.count >= handOffAt) handOff();
       else timer ??= setTimeout(handOff, HANDOFF_MS).unref();
     },
     async shutdown() {
