@@ -109,11 +109,13 @@ async function record(session: SchemaSession, { version, name }: Migration, dura
 /**
  * On a Galera node: schema changes replicate in total order whatever the server's default, since a
  * migration recorded in the replicated schema_migrations must exist on every node; and reads wait
- * for the node to apply what the cluster committed, so the applied versions are current.
+ * for the node to apply what the cluster committed, so the applied versions are current. True on a
+ * Galera node.
  */
-export async function prepareForGalera(session: SchemaSession): Promise<void> {
+export async function prepareForGalera(session: SchemaSession): Promise<boolean> {
   const rows = await session.query<Array<{ Value?: unknown }>>(sql.replicationEnabled);
-  if (String(rows[0]?.Value).toUpperCase() !== 'ON') return;
+  if (String(rows[0]?.Value).toUpperCase() !== 'ON') return false;
   await session.query(sql.totalOrderDdl);
   await session.query(sql.causalReads);
+  return true;
 }

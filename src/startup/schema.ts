@@ -6,6 +6,7 @@ import { sql, type Migration } from '../db/statements.js';
 import type { Logger } from '../log/logger.js';
 import { projectFile } from '../paths.js';
 import { checkColumns } from './columns.js';
+import { buildRetryFor, type BuildRetry } from './build-retry.js';
 import { withMigrationLock } from './migration-lock.js';
 import { applyMigration, holdsRequests, pendingOf, prepareForGalera, reportVersions, type AppliedMigration, type SchemaVersions } from './migrations.js';
 import type { BuildProgress } from './online-index.js';
@@ -48,10 +49,13 @@ export interface SchemaReport {
 }
 
 const TABLE = 'users';
-const ER_LOCK_WAIT_TIMEOUT = 1205;
-/** The pause before an index build that met a transaction holding the table tries again. */
-const LOCK_RETRY_MS = 1000;
+/** The pause before a failed index build tries again (build-retry.ts). */
+const BUILD_RETRY_MS = 1000;
 const ER_TABLE_EXISTS = 1050;
+const RETRY_LINES: Record<BuildRetry, string> = {
+  'table held': 'index build waits for a transaction that holds the users table',
+  interrupted: "index build interrupted by another node's schema change: trying again",
+};
 
 /**
  * Makes the schema one the service can use, on the first server of DB_HOST where that completes:
@@ -68,7 +72,7 @@ export function ensureSchema(db: DbConfig, options: SchemaOptions, connectTimeou
   return onFirstServer(
     db,
     async (session) => {
-      await prepareForGalera(session);
+      const galera = await prepareForGalera(session);
       const table = await createUsersTable(session, db.database);
       logger.info(table === 'created' ? 'users table created and seeded' : 'users table found', { database: db.database });
       await checkColumns(session, db.database);
@@ -96,15 +100,17 @@ export function ensureSchema(db: DbConfig, options: SchemaOptions, connectTimeou
       } else uniqueEmail = await reconcileUniqueEmail(session, options.uniqueEmail, logger);
       options.serving?.();
       await session.query(sql.shortLockWait);
+      let interruptions = 0;
       for (let next = await pendingOf(session, features, online); next.length > 0; next = await pendingOf(session, features, online)) {
         const version = next[0]!.version;
         try {
           await withMigrationLock(session, db.database, logger, () => runAll((migration) => migration.version === version), options.signal);
         } catch (error) {
-          if ((error as { errno?: unknown }).errno !== ER_LOCK_WAIT_TIMEOUT) throw error;
-          // A transaction holds the table: the build tries again in a moment rather than queue behind it, where it would hold up every request.
-          logger.info('index build waits for a transaction that holds the users table', { version, retryInMs: LOCK_RETRY_MS });
-          await sleep(LOCK_RETRY_MS, undefined, options.signal ? { signal: options.signal } : {});
+          const retry = buildRetryFor(error, galera, interruptions);
+          if (retry === undefined) throw error;
+          if (retry === 'interrupted') interruptions++;
+          logger.info(RETRY_LINES[retry], { version, retryInMs: BUILD_RETRY_MS });
+          await sleep(BUILD_RETRY_MS, undefined, options.signal ? { signal: options.signal } : {});
         }
       }
       return { table, applied, versions: await reportVersions(session, logger, features, applied), uniqueEmail };
