@@ -1,24 +1,26 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { isUsable, replicationStatus } from '../../src/db/cluster/node-health.js';
+import { NOT_PRIMARY, NOT_SYNCED, replicationStatus, unusableReason } from '../../src/db/cluster/node-health.js';
 import { retryPauseMs, wasRolledBack } from '../../src/db/mysql-errors.js';
 
 const row = (name: string, value: string) => ({ Variable_name: name, Value: value });
 
-describe('a database server is usable unless it is a Galera node that is not ready, Synced and Primary', () => {
-  const rows: Array<[string, ReturnType<typeof row>[], ReturnType<typeof row>[], boolean]> = [
-    ['MySQL (no wsrep variables)', [], [], true],
-    ['MariaDB without Galera (wsrep_on OFF)', [row('wsrep_on', 'OFF')], [row('wsrep_ready', 'OFF')], true],
-    ['Galera, ready, Synced and Primary', [row('wsrep_on', 'ON')], [row('wsrep_ready', 'ON'), row('wsrep_local_state_comment', 'Synced'), row('wsrep_cluster_status', 'Primary')], true],
-    ['Galera, ready and Synced but non-Primary (cut off from the majority)', [row('wsrep_on', 'ON')], [row('wsrep_ready', 'ON'), row('wsrep_local_state_comment', 'Synced'), row('wsrep_cluster_status', 'non-Primary')], false],
-    ['Galera, ready and Synced, cluster status not reported', [row('wsrep_on', 'ON')], [row('wsrep_ready', 'ON'), row('wsrep_local_state_comment', 'Synced')], false],
-    ['Galera, joining', [row('wsrep_on', 'ON')], [row('wsrep_ready', 'OFF'), row('wsrep_local_state_comment', 'Joining')], false],
-    ['Galera, donor', [row('wsrep_on', 'ON')], [row('wsrep_ready', 'ON'), row('wsrep_local_state_comment', 'Donor/Desynced')], false],
-    ['Galera, not ready though Synced', [row('wsrep_on', 'ON')], [row('wsrep_ready', 'OFF'), row('wsrep_local_state_comment', 'Synced')], false],
+describe('a database server is usable unless it is a Galera node that is not ready, Synced and Primary; the reason says which', () => {
+  const rows: Array<[string, ReturnType<typeof row>[], ReturnType<typeof row>[], string | undefined]> = [
+    ['MySQL (no wsrep variables)', [], [], undefined],
+    ['MariaDB without Galera (wsrep_on OFF)', [row('wsrep_on', 'OFF')], [row('wsrep_ready', 'OFF')], undefined],
+    ['Galera, ready, Synced and Primary', [row('wsrep_on', 'ON')], [row('wsrep_ready', 'ON'), row('wsrep_local_state_comment', 'Synced'), row('wsrep_cluster_status', 'Primary')], undefined],
+    ['Galera, ready and Synced but non-Primary (cut off from the majority)', [row('wsrep_on', 'ON')], [row('wsrep_ready', 'ON'), row('wsrep_local_state_comment', 'Synced'), row('wsrep_cluster_status', 'non-Primary')], NOT_PRIMARY],
+    ['Galera, ready and Synced, cluster status not reported', [row('wsrep_on', 'ON')], [row('wsrep_ready', 'ON'), row('wsrep_local_state_comment', 'Synced')], NOT_PRIMARY],
+    ['Galera, joining', [row('wsrep_on', 'ON')], [row('wsrep_ready', 'OFF'), row('wsrep_local_state_comment', 'Joining'), row('wsrep_cluster_status', 'Primary')], NOT_SYNCED],
+    ['Galera, donor', [row('wsrep_on', 'ON')], [row('wsrep_ready', 'ON'), row('wsrep_local_state_comment', 'Donor/Desynced'), row('wsrep_cluster_status', 'Primary')], NOT_SYNCED],
+    ['Galera, not ready though Synced', [row('wsrep_on', 'ON')], [row('wsrep_ready', 'OFF'), row('wsrep_local_state_comment', 'Synced'), row('wsrep_cluster_status', 'Primary')], NOT_SYNCED],
+    ['Galera, cut off while still Synced (the first status seen on leaving)', [row('wsrep_on', 'ON')], [row('wsrep_ready', 'OFF'), row('wsrep_local_state_comment', 'Synced'), row('wsrep_cluster_status', 'non-Primary')], NOT_PRIMARY],
+    ['Galera, joining again after being cut off', [row('wsrep_on', 'ON')], [row('wsrep_ready', 'OFF'), row('wsrep_local_state_comment', 'Joining: receiving State Transfer'), row('wsrep_cluster_status', 'non-Primary')], NOT_PRIMARY],
   ];
-  for (const [label, enabled, state, usable] of rows) {
-    test(`${label} -> ${usable ? 'usable' : 'left out'}`, () => {
-      assert.equal(isUsable(replicationStatus(enabled, state)), usable);
+  for (const [label, enabled, state, reason] of rows) {
+    test(`${label} -> ${reason === undefined ? 'usable' : `left out: ${reason}`}`, () => {
+      assert.equal(unusableReason(replicationStatus(enabled, state)), reason);
     });
   }
 });

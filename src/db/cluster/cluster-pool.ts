@@ -9,7 +9,7 @@ import { abandon, watch } from '../node-left.js';
 import { poolOptions } from '../pool.js';
 import type { PoolTuning } from '../pool-tuning.js';
 import { prepareSession } from '../session.js';
-import { NodeHealthCheck, NOT_SYNCED, type HealthFailure } from './node-health.js';
+import { NodeHealthCheck, NOT_PRIMARY, NOT_SYNCED, type HealthFailure } from './node-health.js';
 
 /**
  * Several servers used as one cluster: every statement goes to the first server, in DB_HOST order,
@@ -83,7 +83,7 @@ export class ClusterPool implements ConnectionPool {
   /** A node that says it left the primary component is left out at once, before its next check. */
   failed(connection: PoolConnection, error: unknown): void {
     const index = this.inUse.get(connection);
-    if (index !== undefined && index >= 0 && isNodeNotPrimary(error)) this.leave(index, 'Galera node not in the primary component', true);
+    if (index !== undefined && index >= 0 && isNodeNotPrimary(error)) this.leave(index, NOT_PRIMARY, true);
   }
 
   end(callback: () => void): void {

@@ -13,9 +13,19 @@ export interface ReplicationStatus {
 
 type VariableRow = { Variable_name: string; Value: string };
 
-/** A server can take statements if it is no Galera node, or one that is ready, Synced and in the primary component. */
-export function isUsable(status: ReplicationStatus): boolean {
-  return !status.galera || (status.synced && status.primary);
+/** Why a server failed its check, for the log line; undefined when it passed. */
+export type HealthFailure = string | undefined;
+
+/** A node joining, or a donor: it still answers what it runs, it only should not be given more. */
+export const NOT_SYNCED = 'Galera node not ready and Synced';
+/** A node cut off from the majority: it cannot commit. */
+export const NOT_PRIMARY = 'Galera node not in the primary component';
+
+/** Why a server cannot take statements, undefined when it can: a Galera node must be ready, Synced and in the primary component. */
+export function unusableReason(status: ReplicationStatus): HealthFailure {
+  if (!status.galera) return undefined;
+  if (!status.primary) return NOT_PRIMARY;
+  return status.synced ? undefined : NOT_SYNCED;
 }
 
 /** Reads the two SHOW results of statements.ts into a status. */
@@ -29,16 +39,10 @@ export function replicationStatus(enabled: VariableRow[], state: VariableRow[]):
   };
 }
 
-/** Why a server failed its check, for the log line; undefined when it passed. */
-export type HealthFailure = string | undefined;
-
-/** A node joining, or a donor: it still answers what it runs, it only should not be given more. */
-export const NOT_SYNCED = 'Galera node not ready and Synced';
-
 /**
  * Checks one server on a connection of its own, kept between checks: it must answer within
  * `timeoutMs` (a timer of its own: a frozen server accepts TCP connections and answers nothing,
- * and neither TCP nor the driver would give up for long) and be usable (isUsable). A failed check
+ * and neither TCP nor the driver would give up for long) and be usable (unusableReason). A failed check
  * drops the connection; the next one reconnects.
  */
 export class NodeHealthCheck {
@@ -71,9 +75,7 @@ export class NodeHealthCheck {
     try {
       const connection = await (this.connection ??= this.connect());
       const enabled = await this.query(connection, sql.replicationEnabled);
-      const status = replicationStatus(enabled, await this.query(connection, sql.replicationState));
-      if (isUsable(status)) return undefined;
-      return status.primary ? NOT_SYNCED : 'Galera node not in the primary component';
+      return unusableReason(replicationStatus(enabled, await this.query(connection, sql.replicationState)));
     } catch {
       return 'no answer';
     }
