@@ -29,10 +29,12 @@ const READY_UNDER_VALGRIND_MS = 300_000;
 const COUNTS_PER_PROCESS = 2;
 
 /**
- * V8 on one thread, so that compiling and collecting are counted alike on both sides, and a young
- * generation of a fixed size: left to grow, it made each count lower than the one before.
+ * A young generation of a fixed size: left to grow, it made each count lower than the one before.
+ * V8 keeps its helper threads (callgrind counts every thread of the process): with them removed
+ * (--single-threaded) as well, some processes started in a state where every scavenge promoted
+ * half of what it copied, and counted 60% more per request (docs/performance.md).
  */
-const NODE_FLAGS = ['--single-threaded', '--min-semi-space-size=16', '--max-semi-space-size=16'];
+const NODE_FLAGS = ['--min-semi-space-size=16', '--max-semi-space-size=16'];
 
 /** What is counted: a build (this one, or the baseline's entry), over plain HTTP or HTTPS. */
 interface Build {
@@ -68,9 +70,9 @@ interface Row {
  * counted by valgrind's callgrind, for this build and the --baseline commit. Requests per second on
  * a shared machine of two cores move by tens of percent between runs; an instruction count does not
  * depend on what else the machine is doing. One request at a time on one keep-alive connection,
- * after a warm-up that lets V8 compile the request path, with V8 on one thread (--single-threaded)
- * so that its compiling and collecting are counted alike on both sides; each build in --repeat
- * processes of its own, alternating, since V8 compiles differently from one process to the next.
+ * after a warm-up that lets V8 compile the request path, every thread of the process counted (V8's
+ * compiling and collecting included); each build in --repeat processes of its own, alternating,
+ * since V8 compiles differently from one process to the next.
  * What the database server executes is not counted: the same statements reach it from both.
  * With --tls this build is also counted over HTTPS (TLS 1.3, keep-alive) against itself over HTTP:
  * the service's own cost of TLS, which a load generator sharing the machine's cores would blur. With
