@@ -17,7 +17,8 @@ const { workDir, dataDir } = embeddedWorkDir('usvc-backup-embedded-');
 async function startService(t: { after(fn: () => Promise<unknown>): void }): Promise<{ service: ServiceProcess; baseUrl: string }> {
   const service = new ServiceProcess({ PORT: '0', HOST: '127.0.0.1', ACCESS_PASSWORD: PASSWORD }, 'src/commands/start.ts', { cwd: workDir, args: ['--embedded-by-default'] });
   t.after(() => service.stop());
-  const baseUrl = `http://127.0.0.1:${await service.port()}`;
+  // Starting the embedded server comes first: on a busy machine that alone has taken over 20 s.
+  const baseUrl = `http://127.0.0.1:${await service.port(90_000)}`;
   await pollUntil('/readyz 200', async () => ((await request(baseUrl, 'GET', '/readyz')).status === 200 ? true : undefined), { timeoutMs: 60_000 });
   return { service, baseUrl };
 }
