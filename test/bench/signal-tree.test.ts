@@ -18,14 +18,22 @@ async function until(check: () => boolean): Promise<void> {
 test('a side waiting while another is measured is stopped with the processes it started, and goes on afterwards', async (t) => {
   // A parent that starts a child of its own, as a service with WORKERS=2 starts its workers.
   const script = `const c = require('node:child_process').spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
-    console.log(c.pid); setInterval(() => {}, 1000); process.on('SIGTERM', () => { c.kill(); process.exit(0); });`;
+    console.log(c.pid); setInterval(() => {}, 1000);`;
   const parent = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const started = [parent.pid!];
+  // Each ended by SIGKILL, which needs no handler and reaches a stopped process: the parent's child is no child of this one.
   t.after(() => {
-    signalTree(parent.pid!, 'SIGCONT');
-    parent.kill();
+    for (const pid of started) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // Already gone.
+      }
+    }
   });
   const [line] = (await once(parent.stdout!, 'data')) as [Buffer];
   const child = Number(line.toString().trim());
+  started.push(child);
 
   signalTree(parent.pid!, 'SIGSTOP');
   await until(() => stateOf(parent.pid!) === 'T' && stateOf(child) === 'T');
