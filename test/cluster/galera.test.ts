@@ -187,10 +187,17 @@ describe('a 3-node Galera cluster behind the service (WORKERS=2, DB_HOST listing
     const ids = [...(await idsByEmail(first.baseUrl)).values()].slice(0, 3);
     const conflictsBefore = await conflictsSoFar();
     const storm = await conflictStorm([first.baseUrl, third.baseUrl], ids, 12, 5000);
-    const conflicts = (await conflictsSoFar()) - conflictsBefore;
-    console.log(`# conflict storm: ${storm.ok} updates acknowledged, ${storm.failed} JSON 500s, ${conflicts} certification conflicts and brute-force aborts in the cluster`);
+    let conflicts = (await conflictsSoFar()) - conflictsBefore;
+    // A round usually meets a few conflicts (6 in 489 updates); a slow machine once met none in 312: up to 5 more rounds.
+    let rounds = 1;
+    while (conflicts === 0 && rounds < 6) {
+      await conflictStorm([first.baseUrl, third.baseUrl], ids, 12, 5000, storm, rounds++);
+      conflicts = (await conflictsSoFar()) - conflictsBefore;
+    }
+    const nodesInUse = `${await connectionsTo(cluster.nodes[0]!, database)} connections on node 1, ${await connectionsTo(cluster.nodes[2]!, database)} on node 3`;
+    console.log(`# conflict storm: ${storm.ok} updates acknowledged in ${rounds} rounds of 5 s, ${storm.failed} JSON 500s, ${conflicts} certification conflicts and brute-force aborts in the cluster; ${nodesInUse}`);
     assert.deepEqual(storm.wrong, []);
-    assert.ok(conflicts > 0, 'the storm did make the nodes conflict');
+    assert.ok(conflicts > 0, `the storm did make the nodes conflict (${nodesInUse})`);
     for (const node of cluster.nodes) {
       const users = await usersOn(node, database);
       for (const id of ids) {
@@ -468,15 +475,18 @@ describe('shared limits (LIMITS_SHARED, on by default with a host list) on the G
     }
     assert.equal(conflicts, 0, 'rows only their writer touches never conflict');
 
+    // Only lines written after the cut answer it: a sync that failed on a crowded machine earlier wrote the same ones.
+    const beforeCut = cut.process.entries().length;
     for (const proxy of proxies) await proxy.setMode('refuse');
-    await cut.process.logEntry('limits counted by this instance alone until the database answers', 15_000);
+    await cut.process.logEntry('limits counted by this instance alone until the database answers', 15_000, beforeCut);
     await sleep(windowMs - (Date.now() % windowMs) + 20);
     const alone = await flood([cut.baseUrl], windowMs - 100, windowMs, 6, (status) => status !== 429);
     const aloneCount = [...alone.values()].reduce((sum, count) => sum + count, 0);
     assert.ok(aloneCount > 0 && aloneCount <= 120, `cut off, the instance admitted ${aloneCount}: its own count, never unlimited (answers: ${JSON.stringify([...statuses])})`);
 
+    const beforeHeal = cut.process.entries().length;
     for (const proxy of proxies) await proxy.setMode('forward');
-    await cut.process.logEntry('limits shared again', 15_000);
+    await cut.process.logEntry('limits shared again', 15_000, beforeHeal);
     await sleep(windowMs - (Date.now() % windowMs) + 20);
     const rejoined = await flood(bases, windowMs - 100, windowMs);
     const rejoinedCount = [...rejoined.values()].reduce((sum, count) => sum + count, 0);

@@ -40,15 +40,16 @@ export class ServiceProcess {
     );
   }
 
-  /** The first JSON log line with this `msg`, waiting for it (bounded). */
-  async logEntry(msg: string, timeoutMs = 20_000): Promise<Record<string, unknown>> {
+  /** The first JSON log line with this `msg` from the `since`-th line on (entries().length before an action: its answer), waiting for it (bounded). */
+  async logEntry(msg: string, timeoutMs = 20_000, since = 0): Promise<Record<string, unknown>> {
     const deadline = Date.now() + timeoutMs;
+    const first = () => this.entries().slice(since).find((entry) => entry.msg === msg);
     for (;;) {
-      const found = this.entries().find((entry) => entry.msg === msg);
+      const found = first();
       if (found) return found;
       if (this.hasExited()) {
         await Promise.race([this.stdoutClosed, new Promise((resolve) => setTimeout(resolve, Math.max(0, deadline - Date.now())).unref())]);
-        const last = this.entries().find((entry) => entry.msg === msg);
+        const last = first();
         if (last) return last;
         throw new Error(`service exited before logging "${msg}": ${this.stderr}`);
       }
@@ -70,9 +71,9 @@ export class ServiceProcess {
     }
   }
 
-  /** The port from the `listening` log line (PORT=0 lets the system choose it). */
-  async port(): Promise<number> {
-    return Number((await this.logEntry('listening')).port);
+  /** The port from the `listening` log line (PORT=0 lets the system choose it); `timeoutMs` as logEntry's. */
+  async port(timeoutMs?: number): Promise<number> {
+    return Number((await this.logEntry('listening', timeoutMs)).port);
   }
 
   /** Every stdout line that is JSON (the service's log), parsed. */

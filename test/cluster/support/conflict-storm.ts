@@ -12,13 +12,18 @@ export interface StormResult {
 /** The email an update writes together with `name`, so that a stored pair proves it came from one write. */
 export const stormEmail = (name: string): string => `${name}@storm.example`;
 
+/** A storm's result before its first round. */
+function stormResult(ids: number[]): StormResult {
+  return { acknowledged: new Map(ids.map((id) => [id, new Set<string>()])), ok: 0, failed: 0, wrong: [] };
+}
+
 /**
  * `clientsPerService` clients on each service, for `durationMs`, each replacing one of `ids` at
  * random with a name of its own, one request at a time: the same rows written through different
- * nodes at once, which Galera settles by certification (the loser is rolled back).
+ * nodes at once, which Galera settles by certification (the loser is rolled back). A further round
+ * adds to the `result` of the ones before it (`round` keeps its names apart).
  */
-export async function conflictStorm(baseUrls: string[], ids: number[], clientsPerService: number, durationMs: number): Promise<StormResult> {
-  const result: StormResult = { acknowledged: new Map(ids.map((id) => [id, new Set<string>()])), ok: 0, failed: 0, wrong: [] };
+export async function conflictStorm(baseUrls: string[], ids: number[], clientsPerService: number, durationMs: number, result = stormResult(ids), round = 0): Promise<StormResult> {
   const endAt = performance.now() + durationMs;
   const client = async (baseUrl: string, name: string): Promise<void> => {
     for (let seq = 0; performance.now() < endAt; seq++) {
@@ -40,7 +45,7 @@ export async function conflictStorm(baseUrls: string[], ids: number[], clientsPe
     }
   };
   await Promise.all(
-    baseUrls.flatMap((baseUrl, s) => Array.from({ length: clientsPerService }, (_, c) => client(baseUrl, `s${s}c${c}`))),
+    baseUrls.flatMap((baseUrl, s) => Array.from({ length: clientsPerService }, (_, c) => client(baseUrl, `r${round}s${s}c${c}`))),
   );
   return result;
 }
