@@ -39,14 +39,24 @@ export function replicationStatus(enabled: VariableRow[], state: VariableRow[]):
   };
 }
 
+/** A check's connection, with what it read once on opening: whether the server is a Galera node. */
+interface CheckSession {
+  connection: Connection;
+  enabled: VariableRow[];
+}
+
 /**
  * Checks one server on a connection of its own, kept between checks: it must answer within
  * `timeoutMs` (a timer of its own: a frozen server accepts TCP connections and answers nothing,
  * and neither TCP nor the driver would give up for long) and be usable (unusableReason). A failed check
- * drops the connection; the next one reconnects.
+ * drops the connection; the next one reconnects. Whether the server is a Galera node is read once per
+ * connection, so that a check is one round trip; and the verdict "no answer" waits until the answers
+ * already received are read: a process held up past the budget (a long collection, a starved CPU)
+ * runs its overdue timer before the I/O that came meanwhile, and would leave a server that answered
+ * in time.
  */
 export class NodeHealthCheck {
-  private connection: Promise<Connection> | undefined;
+  private session: Promise<CheckSession> | undefined;
 
   constructor(
     private readonly db: DbConfig,
@@ -57,7 +67,8 @@ export class NodeHealthCheck {
   async failure(): Promise<HealthFailure> {
     let timer: NodeJS.Timeout | undefined;
     const tooLate = new Promise<HealthFailure>((resolve) => {
-      timer = setTimeout(() => resolve(`no answer within ${this.timeoutMs} ms`), this.timeoutMs);
+      // setImmediate runs after the event loop's poll for I/O, which follows the timers.
+      timer = setTimeout(() => setImmediate(() => resolve(`no answer within ${this.timeoutMs} ms`)), this.timeoutMs);
     });
     const failure = await Promise.race([this.statusFailure(), tooLate]);
     clearTimeout(timer);
@@ -66,35 +77,40 @@ export class NodeHealthCheck {
   }
 
   close(): void {
-    const connection = this.connection;
-    this.connection = undefined;
-    connection?.then((opened) => opened.destroy(), () => {});
+    const session = this.session;
+    this.session = undefined;
+    session?.then(({ connection }) => connection.destroy(), () => {});
   }
 
   private async statusFailure(): Promise<HealthFailure> {
     try {
-      const connection = await (this.connection ??= this.connect());
-      const enabled = await this.query(connection, sql.replicationEnabled);
+      const { connection, enabled } = await (this.session ??= this.open());
       return unusableReason(replicationStatus(enabled, await this.query(connection, sql.replicationState)));
     } catch {
       return 'no answer';
     }
   }
 
-  private async connect(): Promise<Connection> {
+  private async open(): Promise<CheckSession> {
     const connection = await mysql.createConnection({
       ...this.server,
       user: this.db.user,
       password: this.db.password,
-      connectTimeout: this.timeoutMs,
+      // The check's own timer judges; the driver's only ends a connection that never opens.
+      connectTimeout: 2 * this.timeoutMs,
     });
     // Errors also reach the pending query; this keeps a late one from being unhandled.
     connection.on('error', () => {});
-    return connection;
+    try {
+      return { connection, enabled: await this.query(connection, sql.replicationEnabled) };
+    } catch (error) {
+      connection.destroy();
+      throw error;
+    }
   }
 
   private async query(connection: Connection, statement: string): Promise<VariableRow[]> {
-    const [rows] = await connection.query<Array<VariableRow & RowDataPacket>>({ sql: statement, timeout: this.timeoutMs });
+    const [rows] = await connection.query<Array<VariableRow & RowDataPacket>>(statement);
     return rows;
   }
 }

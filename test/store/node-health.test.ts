@@ -1,0 +1,50 @@
+import assert from 'node:assert/strict';
+import { createServer, type Server, type Socket } from 'node:net';
+import { after, before, describe, test } from 'node:test';
+import { NodeHealthCheck } from '../../src/db/cluster/node-health.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+
+/** Runs nothing else for `ms`: the process is held up as by a long collection or a starved CPU. */
+function holdUp(ms: number): void {
+  const until = performance.now() + ms;
+  while (performance.now() < until);
+}
+
+const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+
+let db: TestDatabase;
+before(async () => {
+  db = await createTestDatabase('node_health');
+});
+after(() => db.drop());
+
+describe('a server\'s health check (each server of a host list, every second)', () => {
+  test('a server that answered within the budget passes, even when this process ran again only after the budget was over', async () => {
+    const check = new NodeHealthCheck(db.config, db.config.servers[0]!, 100);
+    try {
+      assert.equal(await check.failure(), undefined, 'the server passes (its connection opened)');
+      const verdict = check.failure();
+      // The check's one statement is on its way; the server answers while this process is held up.
+      await nextTurn();
+      holdUp(2000);
+      assert.equal(await verdict, undefined, 'the answer already received counts, not the overdue timer');
+    } finally {
+      check.close();
+    }
+  });
+
+  test('a server that accepts connections and never answers fails with the budget named', async (t) => {
+    const sockets = new Set<Socket>();
+    const silent: Server = createServer((socket) => sockets.add(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    t.after(() => {
+      for (const socket of sockets) socket.destroy();
+      silent.close();
+    });
+    const port = (silent.address() as { port: number }).port;
+    const check = new NodeHealthCheck(db.config, { host: '127.0.0.1', port }, 100);
+    assert.equal(await check.failure(), 'no answer within 100 ms');
+    assert.equal(await check.failure(), 'no answer within 100 ms', 'and again on the next check, which opens a new connection');
+    check.close();
+  });
+});
