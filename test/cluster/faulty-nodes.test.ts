@@ -7,7 +7,7 @@ import { request } from '../helpers/http.js';
 import { pollUntil, waitUntil } from '../helpers/poll-until.js';
 import { idsByEmail, scenarioDatabase, spawnClusterService, usersOn } from './support/cluster-service.js';
 import { MixedLoad, type Outcome } from './support/mixed-load.js';
-import { componentFormed, inFlightDuring, outPeriods, serverLines } from './support/node-standing.js';
+import { componentFormed, inFlightDuring, outPeriods, serverLines, status } from './support/node-standing.js';
 
 const CLIENTS = 8;
 /** Answers to requests sent after the node was left that the test waits for before judging them. */
@@ -64,11 +64,6 @@ function assertAllServed(child: ChildService, outcomes: Outcome[], fault: Galera
   const requestFailures = child.process.entries().slice(since).filter((entry) => entry.msg === 'request failed').slice(0, 3).map((entry) => JSON.stringify(entry));
   assert.deepEqual(unexplained.slice(0, 5), [], `${message}; the service since the fault: ${lines.join('; ')}; ${requestFailures.join('; ')}`);
   return failed.length - unexplained.length;
-}
-
-async function status(node: GaleraNode, name: string): Promise<string | undefined> {
-  const rows = await node.query<Array<{ Value: string }>>('SHOW GLOBAL STATUS LIKE ?', [name]);
-  return rows[0]?.Value;
 }
 
 /** Every node holds each acknowledged create once, and each create not acknowledged at most once. */

@@ -43,16 +43,20 @@ export function outPeriods(child: ChildService, nodes: GaleraNode[], since: numb
 /** Whether the request was in flight while one of the periods lasted. */
 export const inFlightDuring = (outcome: Outcome, periods: OutPeriod[]): boolean => periods.some((period) => outcome.sentAt <= period.to && outcome.at >= period.from);
 
+/** One of the node's global status values (SHOW GLOBAL STATUS). */
+export async function status(node: GaleraNode, name: string): Promise<string | undefined> {
+  const rows = await node.query<Array<{ Value: string }>>('SHOW GLOBAL STATUS LIKE ?', [name]);
+  return rows[0]?.Value;
+}
+
 /**
  * Resolves (performance.now()) once `survivor` sees a primary component of `size` nodes: the others
  * have dropped the lost node and commit again. Until then a write through them waits for the lost node.
  */
 export function componentFormed(survivor: GaleraNode, size: number): Promise<number> {
-  return pollUntil(`${survivor.name} to be in a primary component of ${size}`, async () => {
-    const rows = await survivor.query<Array<{ Variable_name: string; Value: string }>>(
-      "SHOW GLOBAL STATUS WHERE Variable_name IN ('wsrep_cluster_size', 'wsrep_cluster_status')",
-    );
-    const value = (name: string) => rows.find((row) => row.Variable_name === name)?.Value;
-    return value('wsrep_cluster_status') === 'Primary' && value('wsrep_cluster_size') === String(size) ? performance.now() : undefined;
-  }, { timeoutMs: 60_000, intervalMs: 20 });
+  return pollUntil(
+    `${survivor.name} to be in a primary component of ${size}`,
+    async () => ((await status(survivor, 'wsrep_cluster_status')) === 'Primary' && (await status(survivor, 'wsrep_cluster_size')) === String(size) ? performance.now() : undefined),
+    { timeoutMs: 60_000 },
+  );
 }
